@@ -1,0 +1,54 @@
+"""The ``gradviz run --json`` document, built from scripting's plain data.
+
+The schema is the conformance schema of ``../shared/conformance/README.md`` (what its
+``record.py`` writes for real PyTorch), key for key and in the same order::
+
+    {"script": str, "cells": [{"line", "stdout", "error": null | {"type", "message"},
+                               "tensors": [{"name", "shape", "dtype", "requires_grad",
+                                            "is_leaf", "retains_grad", "grad_fn", "data",
+                                            "stats": {"min", "max", "mean", "norm"},
+                                            "grad": null | {"data", "stats"}}]}]}
+
+No engine, no click, no rich here.
+"""
+
+import json
+
+
+def stats_dict(s) -> dict:
+    return {"min": s.min, "max": s.max, "mean": s.mean, "norm": s.norm}
+
+
+def tensor_dict(t) -> dict:
+    return {
+        "name": t.name,
+        "shape": list(t.shape),
+        "dtype": t.dtype,
+        "requires_grad": t.requires_grad,
+        "is_leaf": t.is_leaf,
+        "retains_grad": t.retains_grad,
+        "grad_fn": t.grad_fn,
+        "data": t.data,
+        "stats": stats_dict(t.stats),
+        "grad": None if t.grad is None else {"data": t.grad.data, "stats": stats_dict(t.grad.stats)},
+    }
+
+
+def cell_dict(c) -> dict:
+    return {
+        "line": c.line,
+        "stdout": c.stdout,
+        "error": None if c.error is None else {"type": c.error.type, "message": c.error.message},
+        "tensors": [tensor_dict(t) for t in c.tensors],
+    }
+
+
+def run_dict(result) -> dict:
+    """The whole document for a scripting.RunResult."""
+    return {"script": result.script, "cells": [cell_dict(c) for c in result.cells]}
+
+
+def dumps(result, indent=None) -> str:
+    """The document as JSON text.  Non-finite floats are written as NaN / Infinity, as
+    Python's json module (and so record.py) writes them."""
+    return json.dumps(run_dict(result), indent=indent)

@@ -1,0 +1,586 @@
+"""Run a user's script against gradviz's engine, notebook style, and return plain data.
+
+``run_script(path)`` runs a PyTorch-style script with ``import torch`` (and every
+``torch.X`` that exists as ``gradviz.torch.X``) resolving to ``gradviz.torch``.  The
+aliasing, like every other change to the interpreter (``sys.argv``, ``sys.path[0]``,
+the working directory, ``__main__``, the engine's default dtype and grad mode), lasts
+only for the run and is undone afterwards, even when the script raised.
+
+The script is split into cells on lines starting with ``# %%`` and run with the
+semantics of ``../shared/conformance/README.md`` (the same as its ``record.py``):
+
+- all cells share one namespace, in which ``__name__ == "__main__"``;
+- an exception ends its cell only; the next cell still runs;
+- a trailing bare expression has its ``repr`` printed;
+- warnings are ignored;
+- after every cell the named tensors of the namespace are snapshotted.
+
+The results are frozen dataclasses of plain Python values (no engine objects), so the
+renderers (``gradviz.render``) never touch the engine.  This module imports neither
+click nor rich, and imports the engine only when a script is run.
+"""
+
+import ast
+import contextlib
+import importlib
+import importlib.abc
+import importlib.machinery
+import io
+import os
+import sys
+import tokenize
+import traceback
+import types
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+#: The module that ``import torch`` resolves to during a run.
+ENGINE = "gradviz.torch"
+#: The name a script imports the engine by.
+ALIAS = "torch"
+#: A cell starts at every line that starts with this marker.
+CELL_MARKER = "# %%"
+#: Tensors with more elements than this are recorded by their stats only (data is None).
+FULL_LIMIT = 1000
+#: Lists and tuples of at most this many tensors are recorded element by element.
+MAX_SEQUENCE = 64
+#: The engine's random seed at the start of every run, for repeatable output.
+SEED = 0
+
+_GRADVIZ_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class ScriptError(Exception):
+    """The script cannot be run at all (missing, a directory, unreadable, undecodable).
+
+    A usage problem, not an error raised by the script: the CLI reports it in one line.
+    """
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Stats:
+    """min / max / mean / 2-norm over a tensor's values, as float64 (None when empty)."""
+
+    min: Optional[float]
+    max: Optional[float]
+    mean: Optional[float]
+    norm: Optional[float]
+
+
+@dataclass(frozen=True)
+class Values:
+    """A gradient's values: nested lists of floats (None over FULL_LIMIT elements) and stats."""
+
+    data: Any
+    stats: Stats
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """One named tensor of the namespace, as record.py describes it."""
+
+    name: str
+    shape: tuple
+    dtype: str  # "float32", without the "torch." prefix
+    requires_grad: bool
+    is_leaf: bool
+    retains_grad: bool
+    grad_fn: Optional[str]  # e.g. "MulBackward0"
+    data: Any  # nested lists of float64 values, or a float for a 0-d tensor; None if too big
+    stats: Stats
+    grad: Optional[Values]
+    numel: int
+
+
+@dataclass(frozen=True)
+class CellError:
+    """What a cell raised."""
+
+    type: str  # e.g. "RuntimeError"
+    message: str  # str(exception), verbatim
+    traceback: str  # the user's traceback, gradviz's own frames removed
+    line: Optional[int]  # the script line the error was raised at, when known
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A cell of a script's source."""
+
+    index: int  # 0-based
+    line: int  # first line of the cell (1-based), counted as record.py counts it
+    source: str
+    code_line: int  # the same line as Python's tokenizer counts it (differs only after \\f etc.)
+
+
+@dataclass(frozen=True)
+class CellResult:
+    index: int
+    line: int
+    source: str
+    stdout: str
+    error: Optional[CellError]
+    tensors: tuple  # of TensorInfo, the namespace after the cell
+
+    @property
+    def number(self) -> int:
+        """1-based cell number, for people."""
+        return self.index + 1
+
+
+@dataclass
+class RunResult:
+    script: str  # the path as given
+    cells: list = field(default_factory=list)  # of CellResult, in order
+    total_cells: int = 0  # cells in the script; more than len(cells) if it called sys.exit()
+
+    @property
+    def errors(self) -> list:
+        return [c for c in self.cells if c.error is not None]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @property
+    def tensors(self) -> tuple:
+        """The named tensors after the last cell that ran."""
+        return self.cells[-1].tensors if self.cells else ()
+
+
+# --------------------------------------------------------------------------- cells
+
+
+def read_source(path: str) -> str:
+    """The script's text (universal newlines; PEP 263 coding cookies honoured)."""
+    if not os.path.exists(path):
+        raise ScriptError(f"no such file: '{path}'")
+    if os.path.isdir(path):
+        raise ScriptError(f"'{path}' is a directory, not a script")
+    try:
+        with tokenize.open(path) as f:
+            return f.read()
+    except (UnicodeDecodeError, SyntaxError) as e:  # SyntaxError: a bad coding cookie
+        raise ScriptError(f"cannot decode '{path}': {e}") from None
+    except OSError as e:
+        raise ScriptError(f"cannot read '{path}': {e.strerror or e}") from None
+
+
+def split_cells(src: str) -> list:
+    """Split on lines starting with ``# %%``, exactly as record.py does.
+
+    Cells holding only whitespace are dropped; a script without markers is one cell.
+    """
+    cells = []
+    cur: list = []
+    start = code_start = 1
+    code_line = 1  # Python's own line count: str.splitlines also splits on \f, \x1c, ...
+    for i, line in enumerate(src.splitlines(keepends=True), 1):
+        if line.startswith(CELL_MARKER):
+            if "".join(cur).strip():
+                cells.append(Cell(len(cells), start, "".join(cur), code_start))
+            cur, start = [], i + 1
+            code_start = code_line + line.count("\n")
+        else:
+            cur.append(line)
+        code_line += line.count("\n")
+    if "".join(cur).strip():
+        cells.append(Cell(len(cells), start, "".join(cur), code_start))
+    return cells
+
+
+# --------------------------------------------------------------------------- snapshot
+
+
+def _float64(t) -> "Any":
+    import numpy as np
+
+    d = t.detach()
+    try:
+        arr = d.numpy()
+    except Exception:  # noqa: BLE001 - e.g. a dtype numpy lacks: go through float64
+        arr = d.double().numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.array(arr, dtype=np.float64, copy=True)
+
+
+def _stats(d) -> Stats:
+    import numpy as np
+
+    if d.size == 0:
+        return Stats(None, None, None, 0.0)
+    with np.errstate(all="ignore"):
+        flat = d.reshape(-1)
+        return Stats(float(flat.min()), float(flat.max()), float(flat.mean()),
+                     float(np.linalg.norm(flat)))
+
+
+def _values(d, numel: int) -> tuple:
+    return (d.tolist() if numel <= FULL_LIMIT else None), _stats(d)
+
+
+def tensor_info(name: str, t) -> TensorInfo:
+    """Record one tensor (record.py's ``tensor_record``) as plain data."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = t.grad  # reading .grad of a non-leaf warns in PyTorch: never let it show
+    numel = int(t.numel())
+    data, stats = _values(_float64(t), numel)
+    grad = None
+    if g is not None:
+        grad = Values(*_values(_float64(g), int(g.numel())))
+    is_leaf = bool(t.is_leaf)
+    fn = t.grad_fn
+    return TensorInfo(
+        name=name,
+        shape=tuple(int(s) for s in t.shape),
+        dtype=str(t.dtype).replace("torch.", ""),
+        requires_grad=bool(t.requires_grad),
+        is_leaf=is_leaf,
+        retains_grad=bool(t.retains_grad) if not is_leaf else False,
+        grad_fn=type(fn).__name__ if fn is not None else None,
+        data=data,
+        stats=stats,
+        grad=grad,
+        numel=numel,
+    )
+
+
+def snapshot(ns: dict, tensor_type: type, module_type: Optional[type]) -> tuple:
+    """The named tensors of a namespace, by record.py's rules.
+
+    Names starting with ``_`` are skipped; a list or tuple of 1..64 tensors gives
+    ``name[i]``; an ``nn.Module`` gives ``name.param`` for its parameters, then buffers.
+    A tensor the engine cannot describe is left out rather than ending the run.
+    """
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, val in list(ns.items()):
+            if name.startswith("_"):
+                continue
+            try:
+                if isinstance(val, tensor_type):
+                    out.append(tensor_info(name, val))
+                elif (isinstance(val, (list, tuple)) and 0 < len(val) <= MAX_SEQUENCE
+                      and all(isinstance(v, tensor_type) for v in val)):
+                    out.extend(tensor_info(f"{name}[{i}]", v) for i, v in enumerate(val))
+                elif module_type is not None and isinstance(val, module_type):
+                    recs = [tensor_info(f"{name}.{pn}", p) for pn, p in val.named_parameters()]
+                    recs += [tensor_info(f"{name}.{bn}", b) for bn, b in val.named_buffers()]
+                    out.extend(recs)
+            except Exception:  # noqa: BLE001 - a broken object must not end the run
+                continue
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- tracebacks
+
+
+def _is_internal(filename: str, internal_dirs: Sequence[str]) -> bool:
+    if filename.startswith("<frozen importlib"):
+        return True
+    path = os.path.abspath(filename)
+    return any(path.startswith(d + os.sep) for d in internal_dirs)
+
+
+def _strip_internal(te: traceback.TracebackException, internal_dirs: Sequence[str],
+                    rename: dict) -> None:
+    """Drop gradviz's (and the engine's) frames from a traceback and its chain, in place;
+    show the script's frames under the name the user gave it (``rename``)."""
+    seen = set()
+    todo = [te]
+    while todo:
+        cur = todo.pop()
+        if id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        frames = [f for f in cur.stack if not _is_internal(f.filename, internal_dirs)]
+        for f in frames:
+            f.line  # noqa: B018 - read the source line now, under its real file name
+            f.filename = rename.get(f.filename, f.filename)
+        cur.stack = traceback.StackSummary.from_list(frames)
+        for attr in ("__cause__", "__context__"):
+            nxt = getattr(cur, attr, None)
+            if nxt is None:
+                continue
+            if nxt.stack and all(_is_internal(f.filename, internal_dirs) for f in nxt.stack):
+                # an implementation detail of the engine, not the user's business
+                setattr(cur, attr, None)
+                if attr == "__context__":
+                    cur.__suppress_context__ = True
+            else:
+                todo.append(nxt)
+
+
+def _format_error(exc: BaseException, code_path: str, shown_path: str,
+                  internal_dirs: Sequence[str]) -> CellError:
+    """The error as recorded: type, str(), the user's traceback and line.
+
+    ``code_path`` is the file name the script's code was compiled with (absolute, so
+    source lines are found even if the script changed directory); tracebacks show it as
+    ``shown_path``, the path the user gave.
+    """
+    te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+    line = None
+    for f in reversed(te.stack):
+        if f.filename == code_path:
+            line = f.lineno
+            break
+    _strip_internal(te, internal_dirs, {code_path: shown_path})
+    return CellError(type=type(exc).__name__, message=str(exc), traceback="".join(te.format()),
+                     line=line)
+
+
+# --------------------------------------------------------------------------- import aliasing
+
+
+def _is_alias(name: str) -> bool:
+    return name == ALIAS or name.startswith(ALIAS + ".")
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Hands the import system an already-imported engine module."""
+
+    def __init__(self, module: types.ModuleType):
+        self.module = module
+        self.spec = getattr(module, "__spec__", None)
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        # the import system stamped our alias spec onto the module: give it its own back
+        if self.spec is not None:
+            module.__spec__ = self.spec
+
+
+class _AliasFinder(importlib.abc.MetaPathFinder):
+    """``torch`` -> ``gradviz.torch``, ``torch.X.Y`` -> ``gradviz.torch.X.Y``."""
+
+    def __init__(self, engine: str):
+        self.engine = engine
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not _is_alias(fullname):
+            return None
+        real = self.engine + fullname[len(ALIAS):]
+        try:
+            module = importlib.import_module(real)
+        except ModuleNotFoundError as e:
+            if e.name == real:
+                return None  # "No module named 'torch.X'", as for any missing module
+            raise
+        return importlib.machinery.ModuleSpec(
+            fullname, _AliasLoader(module), is_package=hasattr(module, "__path__"))
+
+
+class _Tee(io.TextIOBase):
+    """The cell's stdout: kept for the result, and passed through as it is written."""
+
+    def __init__(self, buf: io.StringIO, out):
+        self._buf, self._out = buf, out
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        self._buf.write(s)
+        self._out.write(s)
+        return len(s)
+
+    def flush(self) -> None:
+        self._out.flush()
+
+
+@contextlib.contextmanager
+def _session(script: str, argv: Sequence[str], engine_name: str, seed: Optional[int]):
+    """Everything a run changes in the interpreter, changed and changed back."""
+    engine = importlib.import_module(engine_name)  # before anything is changed
+    nn = importlib.import_module(engine_name + ".nn")
+    script_dir = os.path.dirname(os.path.abspath(script))
+    saved_argv = sys.argv
+    saved_path = list(sys.path)
+    saved_cwd = os.getcwd()
+    saved_main = sys.modules.get("__main__")
+    saved_keys = set(sys.modules)
+    saved_dtype = engine.get_default_dtype()
+    saved_grad = engine.is_grad_enabled()
+    aliasing = engine_name != ALIAS
+    hidden = {}
+    finder = _AliasFinder(engine_name)
+    try:
+        if aliasing:
+            # hide any real torch the process imported, then alias what is loaded
+            hidden = {k: sys.modules.pop(k) for k in list(sys.modules) if _is_alias(k)}
+            for k, mod in list(sys.modules.items()):
+                if mod is not None and (k == engine_name or k.startswith(engine_name + ".")):
+                    sys.modules[ALIAS + k[len(engine_name):]] = mod
+            sys.meta_path.insert(0, finder)
+        main = types.ModuleType("__main__")
+        main.__file__ = os.path.abspath(script)  # as Python (3.9+) sets it
+        sys.modules["__main__"] = main
+        sys.argv = [script, *argv]
+        sys.path.insert(0, script_dir)
+        engine.set_default_dtype(engine.float32)
+        engine.set_grad_enabled(True)
+        if seed is not None:
+            engine.manual_seed(seed)
+        yield engine, nn, main.__dict__
+    finally:
+        _undo = []  # run every step even if one fails; re-raise the first failure
+
+        def step(fn, *args):
+            try:
+                fn(*args)
+            except Exception as e:  # noqa: BLE001
+                _undo.append(e)
+
+        step(engine.set_default_dtype, saved_dtype)
+        step(engine.set_grad_enabled, saved_grad)
+        step(os.chdir, saved_cwd)
+        sys.argv = saved_argv
+        sys.path[:] = saved_path
+        if saved_main is not None:
+            sys.modules["__main__"] = saved_main
+        else:
+            sys.modules.pop("__main__", None)
+        while finder in sys.meta_path:
+            sys.meta_path.remove(finder)
+        for k in list(sys.modules):
+            if aliasing and _is_alias(k):
+                del sys.modules[k]
+            elif k in saved_keys or any(k == p or k.startswith(p + ".")
+                                        for p in ("gradviz", engine_name)):
+                continue
+            else:
+                # a module of the script's own folder, imported by the script: it may
+                # hold the aliased engine, so it goes with the run
+                f = getattr(sys.modules[k], "__file__", None)
+                if isinstance(f, str) and os.path.abspath(f).startswith(script_dir + os.sep):
+                    del sys.modules[k]
+        sys.modules.update(hidden)
+        if _undo:
+            raise _undo[0]
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _record_style_compile_error(src: str, fname: str) -> Optional[BaseException]:
+    """The error record.py's own compile steps raise for this cell (cell-relative lines)."""
+    try:
+        tree = ast.parse(src)
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        compile(tree, fname, "exec", dont_inherit=True)
+        if last is not None:
+            compile(last, fname, "eval", dont_inherit=True)
+    except Exception as e:  # noqa: BLE001
+        return e
+    return None
+
+
+def _run_cell(cell: Cell, ns: dict, script: str, code_path: str) -> None:
+    """Exec the cell; print the repr of a trailing bare expression (record.py's run_cell).
+
+    Code objects carry the script's absolute path and real line numbers, so tracebacks
+    point into the file.  ``script`` (the path as given) is what record.py compiles with:
+    compile errors are reported in its terms.
+    """
+    try:
+        tree = ast.parse("\n" * (cell.code_line - 1) + cell.source, code_path)
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        body = compile(tree, code_path, "exec", dont_inherit=True)
+    except Exception as e:  # noqa: BLE001
+        raise _CompileError(e, _record_style_compile_error(cell.source, script)) from None
+    exec(body, ns)
+    if last is not None:
+        try:
+            code = compile(last, code_path, "eval", dont_inherit=True)
+        except Exception as e:  # noqa: BLE001
+            raise _CompileError(e, _record_style_compile_error(cell.source, script)) from None
+        val = eval(code, ns)
+        if val is not None:
+            print(repr(val))
+
+
+class _CompileError(Exception):
+    """A cell that does not compile: the error to show, and the one record.py would report."""
+
+    def __init__(self, shown: BaseException, recorded: Optional[BaseException]):
+        super().__init__(str(shown))
+        self.shown = shown
+        self.recorded = recorded if type(recorded) is type(shown) else shown
+
+
+def run_script(
+    path: str,
+    argv: Sequence[str] = (),
+    *,
+    echo: bool = True,
+    on_cell: Optional[Callable[[CellResult], None]] = None,
+    engine: Optional[str] = None,
+    seed: Optional[int] = SEED,
+) -> RunResult:
+    """Run the script at ``path`` cell by cell and return what happened, as plain data.
+
+    echo:    also pass the script's stdout through to ``sys.stdout`` as it is printed.
+    on_cell: called with each CellResult as soon as its cell has run (outside the
+             cell's stdout capture), e.g. to print a table per cell.
+    engine:  the module ``import torch`` resolves to; default ENGINE (``"torch"``: real
+             PyTorch, no aliasing; the tests use it as an oracle).
+    seed:    passed to the engine's ``manual_seed`` before the first cell.
+
+    Raises ScriptError when the script cannot be read.  Exceptions the script raises end
+    their cell and are recorded; only KeyboardInterrupt (and the like) propagate, after
+    the interpreter has been restored.  ``sys.exit()`` in the script ends the run: a
+    non-zero status is recorded as the cell's error.
+    """
+    engine = engine or ENGINE
+    src = read_source(path)
+    cells = split_cells(src)
+    result = RunResult(script=path, total_cells=len(cells))
+    real_stdout = sys.stdout
+    code_path = os.path.abspath(path)
+    with _session(path, argv, engine, seed) as (eng, nn, ns):
+        internal = [_GRADVIZ_DIR, os.path.dirname(os.path.abspath(eng.__file__))]
+        tensor_type = eng.Tensor
+        module_type = getattr(nn, "Module", None)
+        for cell in cells:
+            buf = io.StringIO()
+            error = None
+            stop = False
+            out = _Tee(buf, real_stdout) if echo else buf
+            with contextlib.redirect_stdout(out), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    _run_cell(cell, ns, path, code_path)
+                except _CompileError as ce:
+                    # as Python shows a script that does not compile: no frames
+                    if getattr(ce.shown, "filename", None) == code_path:
+                        ce.shown.filename = path
+                    shown = "".join(traceback.format_exception_only(type(ce.shown), ce.shown))
+                    error = CellError(type(ce.recorded).__name__, str(ce.recorded), shown,
+                                      getattr(ce.shown, "lineno", None))
+                except SystemExit as e:
+                    stop = True
+                    if e.code not in (None, 0):
+                        error = _format_error(e, code_path, path, internal)
+                except Exception as e:  # noqa: BLE001 - the cell's error, as in a notebook
+                    error = _format_error(e, code_path, path, internal)
+            tensors = snapshot(ns, tensor_type, module_type)
+            res = CellResult(cell.index, cell.line, cell.source, buf.getvalue(), error, tensors)
+            result.cells.append(res)
+            if on_cell is not None:
+                on_cell(res)
+            if stop:
+                break
+    return result

@@ -1,0 +1,113 @@
+"""gradviz's engine behind a PyTorch-compatible face: ``import gradviz.torch as torch``.
+
+numpy and the standard library only; nothing here imports the inspection, rendering
+or CLI layers.
+"""
+from . import _dtypes
+from ._dtypes import (bool, complex64, complex128, dtype, float16, float32, float64, int8, int16, int32,  # noqa: F401
+                      int64, uint8)
+from ._tensor import Size, Tensor
+from . import _functions
+from ._functions import (  # noqa: F401
+    abs, absolute, add, addmm, all, allclose, any, arange, argmax, argmin, as_tensor, bmm, clamp, clip, clone, cos,
+    device, div, divide, dot, empty, empty_like, eq, equal, exp, eye, flatten, floor_divide, from_numpy, full,
+    full_like, gather, ge, greater, greater_equal, gt, initial_seed, is_tensor, isclose, isfinite, isinf, isnan, le,
+    less, less_equal, linspace, log, lt, manual_seed, masked_fill, matmul, max, maximum, mean, min, minimum, mm,
+    mul, multiply, mv, narrow, ne, neg, negative, normal, not_equal, numel, ones, ones_like, permute, pow, rand,
+    rand_like, randint, randn, randn_like, randperm, reciprocal, relu, remainder, reshape, rsub, scalar_tensor,
+    seed, select, sgn, sigmoid, sign, sin, sqrt, squeeze, sub, subtract, sum, t, tanh, tensor, transpose,
+    true_divide, unbind, unsqueeze, where, zeros, zeros_like, logical_not, bitwise_not, detach,
+)
+from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
+from . import autograd  # noqa: F401
+
+__version__ = "2.13.0+gradviz"
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+cfloat = complex64
+cdouble = complex128
+strided = "torch.strided"
+contiguous_format = preserve_format = "torch.contiguous_format"
+
+
+def set_default_dtype(d):
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtypes.DEFAULTS.float_dtype = d
+
+
+def get_default_dtype():
+    return _dtypes.DEFAULTS.float_dtype
+
+
+def is_floating_point(t):
+    return t.is_floating_point()
+
+
+def is_complex(t):
+    return t.is_complex()
+
+
+def set_num_threads(n):
+    """Accepted for compatibility; numpy's BLAS threads are set by the environment."""
+
+
+def get_num_threads():
+    return 1
+
+
+def is_inference(t):
+    return t._inference
+
+
+class _LegacyTensorType(type):
+    """torch.FloatTensor and friends: constructors whose isinstance checks the dtype."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype is cls._dtype
+
+    def __call__(cls, *args, **kwargs):
+        return _functions.legacy_constructor(Tensor, args, kwargs, dtype=cls._dtype)
+
+
+def _legacy(name, d):
+    return _LegacyTensorType(name, (), {"_dtype": d, "__module__": "torch"})
+
+
+FloatTensor = _legacy("FloatTensor", float32)
+DoubleTensor = _legacy("DoubleTensor", float64)
+HalfTensor = _legacy("HalfTensor", float16)
+LongTensor = _legacy("LongTensor", int64)
+IntTensor = _legacy("IntTensor", int32)
+ShortTensor = _legacy("ShortTensor", int16)
+CharTensor = _legacy("CharTensor", int8)
+ByteTensor = _legacy("ByteTensor", uint8)
+BoolTensor = _legacy("BoolTensor", bool)
+
+
+class _Cuda:
+    @staticmethod
+    def is_available():
+        return False
+
+    @staticmethod
+    def device_count():
+        return 0
+
+    @staticmethod
+    def manual_seed(seed):
+        return None
+
+    manual_seed_all = manual_seed
+
+
+cuda = _Cuda()
+
+
+from . import nn, optim  # noqa: E402,F401

@@ -1,0 +1,123 @@
+"""torch.dtype objects and the mapping to numpy dtypes, with PyTorch's type promotion."""
+import numpy as np
+
+
+class dtype:
+    """A torch dtype: prints as ``torch.float32``; compares by identity like PyTorch's."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "legacy_name")
+
+    def __init__(self, name, np_dtype, legacy_name):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = self.np.kind == "f"
+        self.is_complex = self.np.kind == "c"
+        self.is_signed = self.np.kind in "fic"
+        self.itemsize = self.np.itemsize
+        # The name in messages such as "[torch.FloatTensor [3]]".
+        self.legacy_name = legacy_name
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+    def to_complex(self):
+        return complex128 if self is float64 else complex64
+
+    def to_real(self):
+        return float64 if self is complex128 else float32
+
+
+float32 = dtype("float32", np.float32, "FloatTensor")
+float64 = dtype("float64", np.float64, "DoubleTensor")
+float16 = dtype("float16", np.float16, "HalfTensor")
+int64 = dtype("int64", np.int64, "LongTensor")
+int32 = dtype("int32", np.int32, "IntTensor")
+int16 = dtype("int16", np.int16, "ShortTensor")
+int8 = dtype("int8", np.int8, "CharTensor")
+uint8 = dtype("uint8", np.uint8, "ByteTensor")
+bool = dtype("bool", np.bool_, "BoolTensor")  # noqa: A001 - torch.bool is the public name
+complex64 = dtype("complex64", np.complex64, "ComplexFloatTensor")
+complex128 = dtype("complex128", np.complex128, "ComplexDoubleTensor")
+
+ALL = (float32, float64, float16, int64, int32, int16, int8, uint8, bool, complex64, complex128)
+FROM_NUMPY = {d.np: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL}
+ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
+           "short": int16, "cfloat": complex64, "cdouble": complex128}
+
+
+def _by_name(name):
+    return _BY_NAME[name]
+
+
+def of_array(array):
+    """The torch dtype of a numpy array (raises TypeError for numpy dtypes torch lacks)."""
+    try:
+        return FROM_NUMPY[array.dtype]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{array.dtype.name}. The only supported types are: "
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+class _Defaults:
+    """The process-wide default floating dtype (torch.set_default_dtype)."""
+    float_dtype = float32
+
+
+DEFAULTS = _Defaults()
+
+
+def _category(d):
+    if d is bool:
+        return 0
+    if d.is_complex:
+        return 3
+    return 2 if d.is_floating_point else 1
+
+
+def scalar_dtype(value):
+    """The dtype a Python number takes when it becomes a tensor."""
+    if isinstance(value, (np.bool_, type(True))):
+        return bool
+    if isinstance(value, (int, np.integer)):
+        return int64
+    if isinstance(value, complex):
+        return DEFAULTS.float_dtype.to_complex()
+    return DEFAULTS.float_dtype
+
+
+def result_type(operands):
+    """PyTorch's promotion: dimensioned tensors outrank 0-dim tensors, which outrank Python
+    numbers; a lower tier only matters when it brings a higher category (bool < int < float)."""
+    tiers = ([], [], [])
+    for op in operands:
+        if isinstance(op, np.ndarray):
+            tiers[0 if op.ndim else 1].append(FROM_NUMPY[op.dtype])
+        else:
+            tiers[2].append(op)
+    best = None
+    for tier_index, tier in enumerate(tiers):
+        if not tier:
+            continue
+        if tier_index == 2:
+            cat = max(_category(scalar_dtype(v)) for v in tier)
+            if best is None:
+                best = scalar_dtype(next(v for v in tier if _category(scalar_dtype(v)) == cat))
+                if cat == 1:
+                    best = int64
+            elif cat > _category(best):
+                best = DEFAULTS.float_dtype if cat == 2 else DEFAULTS.float_dtype.to_complex()
+            continue
+        promoted = tier[0]
+        for d in tier[1:]:
+            promoted = FROM_NUMPY[np.promote_types(promoted.np, d.np)]
+        if best is None:
+            best = promoted
+        elif _category(promoted) > _category(best):
+            best = promoted
+    return best

@@ -1,0 +1,260 @@
+"""Every error and warning text the engine produces, in PyTorch 2.13's exact wording.
+
+Each constructor returns the exception to raise, tagged with the id that
+``gradviz explain`` uses (the ids of shared/errors/catalog.json) and with the
+facts of the run (``gradviz_context``) that explain can show.
+"""
+
+ANOMALY_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+                "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
+         "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+         "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
+         "or if you need to access saved tensors after calling backward.")
+NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
+    "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information. "
+    "(Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+SCALAR_CONVERSION_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
+COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+
+
+def _tag(exc, error_id, **context):
+    exc.gradviz_id = error_id
+    exc.gradviz_context = context
+    return exc
+
+
+def tensor_type_name(dtype, shape):
+    """The '[torch.FloatTensor [3]]' form PyTorch uses in version errors."""
+    return f"[torch.{dtype.legacy_name} [{', '.join(map(str, shape))}]]"
+
+
+def size_repr(shape):
+    return f"torch.Size([{', '.join(map(str, shape))}])"
+
+
+def no_grad_fn(index, **context):
+    return _tag(RuntimeError(f"element {index} of tensors does not require grad and does not have a grad_fn"),
+                "backward_no_grad_fn", **context)
+
+
+def nonscalar_implicit_grad(**context):
+    return _tag(RuntimeError("grad can be implicitly created only for scalar outputs"), "backward_nonscalar", **context)
+
+
+def complex_implicit_grad(dtype):
+    return _tag(RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {dtype!r}"),
+                "backward_complex_output")
+
+
+def freed(**context):
+    return _tag(RuntimeError(FREED), "backward_twice", **context)
+
+
+def version_mismatch(dtype, shape, output_of, saved_version, current_version, **context):
+    where = f", which is output {output_of[1]} of {output_of[0]}," if output_of else ""
+    return _tag(RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"{tensor_type_name(dtype, shape)}{where} is at version {current_version}; expected version "
+        f"{saved_version} instead. {ANOMALY_HINT}"),
+        "inplace_modified_saved" if output_of else "inplace_modified_input", **context)
+
+
+def inplace_on_leaf():
+    return _tag(RuntimeError("a leaf Variable that requires grad is being used in an in-place operation."),
+                "inplace_leaf")
+
+
+def inplace_on_view_of_leaf():
+    return _tag(RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation."),
+                "inplace_view_of_leaf")
+
+
+def mark_dirty_leaf():
+    return _tag(RuntimeError("a leaf Variable that requires grad has been used in an in-place operation."),
+                "custom_fn_mark_dirty_leaf")
+
+
+def requires_grad_nonleaf():
+    return _tag(RuntimeError(
+        "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
+        "subgraph that doesn't require differentiation use var_no_grad = var.detach()."), "requires_grad_nonleaf")
+
+
+def requires_grad_not_float():
+    return _tag(RuntimeError("only Tensors of floating point dtype can require gradients"), "requires_grad_int_tensor")
+
+
+def factory_requires_grad_not_float():
+    return _tag(RuntimeError("Only Tensors of floating point and complex dtype can require gradients"),
+                "tensor_int_list_requires_grad")
+
+
+def numpy_requires_grad():
+    return _tag(RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."),
+                "numpy_requires_grad")
+
+
+def grad_shape_mismatch(index, grad_shape, output_shape):
+    return _tag(RuntimeError(
+        f"Mismatch in shape: grad_output[{index}] has a shape of {size_repr(grad_shape)} and output[{index}] "
+        f"has a shape of {size_repr(output_shape)}."), "backward_gradient_shape_mismatch")
+
+
+def unused_input(index):
+    return _tag(RuntimeError(
+        f"The differentiated Tensor at index {index} appears to not have been used in the graph. "
+        "Set allow_unused=True if this is the desired behavior."), "grad_unused_input")
+
+
+def input_no_requires_grad():
+    return _tag(RuntimeError("One of the differentiated Tensors does not require grad"), "grad_input_no_requires_grad")
+
+
+def item_multi_element(numel):
+    return _tag(RuntimeError(f"a Tensor with {numel} elements cannot be converted to Scalar"), "item_multi_element")
+
+
+def python_scalar_multi_element():
+    return _tag(ValueError("only one element tensors can be converted to Python scalars"), "float_of_multi_element")
+
+
+def bool_ambiguous():
+    return _tag(RuntimeError("Boolean value of Tensor with more than one value is ambiguous"),
+                "grad_outputs_mismatch_masked")
+
+
+def once_differentiable_twice():
+    return _tag(RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable"),
+                "once_differentiable_double_backward")
+
+
+def retain_grad_no_requires_grad():
+    return _tag(RuntimeError("can't retain_grad on Tensor that has requires_grad=False"),
+                "retain_grad_no_requires_grad")
+
+
+def hook_no_requires_grad():
+    return _tag(RuntimeError("cannot register a hook on a tensor that doesn't require gradient"),
+                "hook_no_requires_grad")
+
+
+def mm_shapes(a_shape, b_shape):
+    return _tag(RuntimeError(
+        f"mat1 and mat2 shapes cannot be multiplied ({a_shape[0]}x{a_shape[1]} and {b_shape[0]}x{b_shape[1]})"),
+        "mm_shape_mismatch")
+
+
+def broadcast_sizes(size_a, size_b, dim):
+    return _tag(RuntimeError(
+        f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at non-singleton dimension {dim}"),
+        "broadcast_mismatch")
+
+
+def view_noncontiguous():
+    return _tag(RuntimeError(
+        "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
+        "contiguous subspaces). Use .reshape(...) instead."), "view_noncontiguous")
+
+
+def view_invalid_shape(shape, numel):
+    return RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+
+
+def inference_tensor_saved():
+    return _tag(RuntimeError(
+        "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+        "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+        "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."), "inference_tensor_saved")
+
+
+def inference_tensor_inplace():
+    return _tag(RuntimeError(
+        "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+        "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."),
+        "inference_tensor_inplace")
+
+
+def multi_output_view_inplace(output_nr, op_name):
+    return _tag(RuntimeError(
+        f"Output {output_nr} of {op_name} is a view and is being modified inplace. This view is the output of a "
+        "function that returns multiple views. Such functions do not allow the output views to be modified "
+        "inplace. You should replace the inplace operation by an out-of-place one."), "multi_output_view_inplace")
+
+
+def view_in_no_grad_inplace():
+    return _tag(RuntimeError(
+        "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this "
+        "use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view "
+        "and the inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both "
+        "outside (if you want the inplace to be tracked)."), "view_in_no_grad_inplace")
+
+
+def resize_requires_grad():
+    return _tag(RuntimeError("cannot resize variables that require grad"), "resize_requires_grad")
+
+
+def wrong_number_of_grads(node_name, expected, got):
+    return _tag(RuntimeError(
+        f"function {node_name} returned an incorrect number of gradients (expected {expected}, got {got})"),
+        "custom_fn_wrong_num_grads")
+
+
+def wrong_grad_shape(node_name, index, got_shape, expected_shape):
+    return _tag(RuntimeError(
+        f"Function {node_name} returned an invalid gradient at index {index} - got [{', '.join(map(str, got_shape))}] "
+        f"but expected shape compatible with [{', '.join(map(str, expected_shape))}]"), "custom_fn_wrong_grad_shape")
+
+
+def anomaly_nan(node_name, index):
+    return _tag(RuntimeError(f"Function '{node_name}' returned nan values in its {index}th output."), "anomaly_nan")
+
+
+def detach_inplace_view():
+    return _tag(RuntimeError(
+        "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
+        "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
+        "detach_() cannot be called on these gradients. To fix this error, please refer to the "
+        "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."), "detach_inplace_view")
+
+
+def out_requires_grad(op_name):
+    return _tag(RuntimeError(
+        f"{op_name}(): functions with out=... arguments don't support automatic differentiation, but one of the "
+        "arguments requires grad."), "out_arg_requires_grad")
+
+
+def deepcopy_nonleaf():
+    return _tag(RuntimeError(
+        "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  "
+        "If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, "
+        "see https://github.com/pytorch/pytorch/pull/103001"), "deepcopy_nonleaf")
+
+
+def optimize_nonleaf():
+    return _tag(ValueError("can't optimize a non-leaf Tensor"), "optimizer_nonleaf")
+
+
+def grad_assign_size(grad_shape, shape):
+    return _tag(RuntimeError(
+        f"attempting to assign a gradient of size '[{', '.join(map(str, grad_shape))}]' to a tensor of size "
+        f"'[{', '.join(map(str, shape))}]'. Please ensure that the gradient and the tensor are the same size"),
+        "grad_assign_wrong_shape")
+
+
+def saved_detached_inplace():
+    return _tag(RuntimeError(
+        "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not supported, "
+        "please use out-of-place `.detach()` instead"), "saved_tensor_detached_inplace")
+
+
+def derivative_not_implemented(what):
+    return _tag(NotImplementedError(f"the derivative for '{what}' is not implemented."), "derivative_not_implemented")

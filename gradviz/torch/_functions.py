@@ -1,0 +1,1305 @@
+"""The torch-facing functions: PyTorch's signatures and argument rules, dispatching to
+the op table (``_ops``) through ``autograd.graph.apply``. Tensor methods are these
+functions with the tensor first (see TENSOR_METHODS)."""
+import builtins
+import copy as _copy
+import numbers
+
+import numpy as np
+
+from . import _dtypes, _errors, _kernels as K, _ops
+from . import _tensor
+from .autograd import graph
+from .autograd.grad_mode import STATE
+
+apply = graph.apply
+_float = builtins.float
+_int = builtins.int
+_bool = builtins.bool
+_max = builtins.max
+_min = builtins.min
+_abs = builtins.abs
+_sum = builtins.sum
+
+
+class device:
+    __module__ = "torch"
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type = type.type
+        self.type = str(type).split(":")[0]
+        self.index = index
+
+    def __repr__(self):
+        return f"device(type='{self.type}')"
+
+    def __str__(self):
+        return self.type
+
+    def __eq__(self, other):
+        return str(self) == str(other)
+
+    def __hash__(self):
+        return hash(self.type)
+
+
+CPU = device("cpu")
+
+
+def _T():
+    return _tensor.Tensor
+
+
+def is_tensor(x):
+    return isinstance(x, _tensor.Tensor)
+
+
+def wrap_dim(dim, ndim):
+    n = _max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def _dims(dim, ndim):
+    if isinstance(dim, (list, tuple)):
+        return tuple(sorted(wrap_dim(d, ndim) for d in dim))
+    return (wrap_dim(dim, ndim),)
+
+
+def _shape_args(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return tuple(_int(s) for s in size)
+
+
+# =======================================================================================
+# constructors
+def _resolve_dtype(dtype):
+    if dtype is None or isinstance(dtype, _dtypes.dtype):
+        return dtype
+    if isinstance(dtype, str):
+        return _dtypes.ALIASES.get(dtype) or getattr(_dtypes, dtype)
+    if dtype in (_float, _int, _bool):
+        return {_float: _dtypes.float64, _int: _dtypes.int64, _bool: _dtypes.bool}[dtype]
+    return _dtypes.FROM_NUMPY[np.dtype(dtype)]
+
+
+def _infer_array(data):
+    """A numpy array with PyTorch's inferred dtype for Python data."""
+    if isinstance(data, _tensor.Tensor):
+        return data._data
+    if isinstance(data, np.ndarray):
+        return data
+    if isinstance(data, (list, tuple)):
+        flat = _flatten_python(data)
+        if builtins.any(isinstance(v, _tensor.Tensor) for v in flat):
+            data = _nested_map(data, lambda v: v._data if isinstance(v, _tensor.Tensor) else v)
+            flat = [np.asarray(v).reshape(-1)[0] if isinstance(v, np.ndarray) else v for v in _flatten_python(data)]
+        kinds = {_scalar_kind(v) for v in flat}
+        arr = np.array(data)
+        if "c" in kinds:
+            return arr.astype(_dtypes.DEFAULTS.float_dtype.to_complex().np)
+        if "f" in kinds:
+            return arr.astype(_dtypes.DEFAULTS.float_dtype.np)
+        if "i" in kinds:
+            return arr.astype(np.int64)
+        if "b" in kinds:
+            return arr.astype(np.bool_)
+        return arr.astype(_dtypes.DEFAULTS.float_dtype.np)
+    kind = _scalar_kind(data)
+    return np.array(data, dtype={"c": _dtypes.DEFAULTS.float_dtype.to_complex().np,
+                                 "f": _dtypes.DEFAULTS.float_dtype.np, "i": np.int64, "b": np.bool_}[kind])
+
+
+def _scalar_kind(v):
+    if isinstance(v, (_bool, np.bool_)):
+        return "b"
+    if isinstance(v, (_int, np.integer)):
+        return "i"
+    if isinstance(v, complex):
+        return "c"
+    if isinstance(v, (_float, np.floating)):
+        return "f" if not isinstance(v, np.floating) else "f"
+    if isinstance(v, np.ndarray):
+        return v.dtype.kind if v.dtype.kind != "u" else "i"
+    raise TypeError(f"new(): invalid data type '{builtins.type(v).__name__}'")
+
+
+def _flatten_python(data):
+    out, stack = [], [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        else:
+            out.append(item)
+    return out
+
+
+def _nested_map(data, fn):
+    if isinstance(data, (list, tuple)):
+        return [_nested_map(v, fn) for v in data]
+    return fn(data)
+
+
+def _new_leaf(array, requires_grad=False, cls=None):
+    t = (_tensor.Tensor if cls is None else cls)._make(array)
+    if STATE.inference:
+        t._inference = True
+    if requires_grad:
+        if array.dtype.kind not in "fc":
+            raise _errors.factory_requires_grad_not_float()
+        t._requires_grad = True
+    return t
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    if isinstance(data, _tensor.Tensor):
+        import warnings
+        warnings.warn(_errors.COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+    array = np.array(_infer_array(data), copy=True)
+    dtype = _resolve_dtype(dtype)
+    if dtype is not None:
+        array = array.astype(dtype.np)
+    return _new_leaf(array, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, _tensor.Tensor) and (dtype is None or data.dtype is _resolve_dtype(dtype)):
+        return data
+    if isinstance(data, np.ndarray) and (dtype is None or _resolve_dtype(dtype).np == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(array):
+    _dtypes.of_array(array)
+    return _new_leaf(array)
+
+
+def scalar_tensor(value, dtype=None):
+    """A Python number as PyTorch wraps it: float -> float64, int -> int64, bool -> bool."""
+    if dtype is None:
+        dtype = {"b": _dtypes.bool, "i": _dtypes.int64, "f": _dtypes.float64, "c": _dtypes.complex128}[
+            _scalar_kind(value)]
+    return _new_leaf(np.array(value, dtype=_resolve_dtype(dtype).np))
+
+
+def _factory(fill, size, dtype, requires_grad, default=None):
+    shape = _shape_args(size)
+    dt = _resolve_dtype(dtype) or default or _dtypes.DEFAULTS.float_dtype
+    return _new_leaf(fill(shape, dt.np), requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    return _factory(np.zeros, size, dtype, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    return _factory(np.ones, size, dtype, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None, memory_format=None):
+    # Uninitialised in PyTorch; zeros here so runs repeat.
+    return _factory(np.zeros, size, dtype, requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    default = _dtypes.scalar_dtype(fill_value)
+    if default is _dtypes.float64:
+        default = _dtypes.DEFAULTS.float_dtype
+    return _factory(lambda s, d: np.full(s, fill_value, dtype=d), (tuple(size),), dtype, requires_grad, default)
+
+
+def _like(fill, t, dtype, requires_grad):
+    dt = _resolve_dtype(dtype) or t.dtype
+    return _new_leaf(fill(t._data.shape, dt.np), requires_grad)
+
+
+def zeros_like(input, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    return _like(np.zeros, input, dtype, requires_grad)
+
+
+def ones_like(input, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    return _like(np.ones, input, dtype, requires_grad)
+
+
+def empty_like(input, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
+    return _like(np.zeros, input, dtype, requires_grad)
+
+
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(lambda s, d: np.full(s, fill_value, dtype=d), input, dtype, requires_grad)
+
+
+def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
+    if end is None:
+        start, end = 0, start
+    values = [start, end, step]
+    values = [v.item() if isinstance(v, _tensor.Tensor) else v for v in values]
+    if dtype is None:
+        dtype = (_dtypes.DEFAULTS.float_dtype if builtins.any(isinstance(v, _float) for v in values) else _dtypes.int64)
+    dt = _resolve_dtype(dtype)
+    n = _max(0, _int(np.ceil((values[1] - values[0]) / values[2])))
+    data = (values[0] + np.arange(n, dtype=np.float64) * values[2]).astype(dt.np)
+    return _new_leaf(data, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
+    dt = _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype
+    steps = _int(steps)
+    # PyTorch fills the first half from the start and the second half from the end.
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    idx = np.arange(steps)
+    halfway = steps // 2
+    values = np.where(idx < halfway, start + step * idx, end - step * (steps - idx - 1))
+    if dt.is_floating_point:
+        values = values.astype(dt.np) if dt is _dtypes.float64 else _linspace_float32(start, end, steps, dt)
+    else:
+        values = values.astype(dt.np)
+    return _new_leaf(values, requires_grad)
+
+
+def _linspace_float32(start, end, steps, dt):
+    # PyTorch computes in the output precision: step in float32, then start + i*step.
+    f = dt.np.type
+    step = (f(end) - f(start)) / f(steps - 1) if steps > 1 else f(0)
+    idx = np.arange(steps, dtype=dt.np)
+    halfway = steps // 2
+    return np.where(idx < halfway, f(start) + step * idx, f(end) - step * (f(steps - 1) - idx)).astype(dt.np)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    dt = _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype
+    return _new_leaf(np.eye(n, m, dtype=dt.np), requires_grad)
+
+
+# ----- random numbers -----------------------------------------------------------------
+class _Random:
+    generator = np.random.default_rng(0)
+    seed = 0
+
+
+RANDOM = _Random()
+
+
+def manual_seed(seed):
+    RANDOM.seed = _int(seed)
+    RANDOM.generator = np.random.default_rng(RANDOM.seed)
+    return RANDOM
+
+
+def seed():
+    return manual_seed(np.random.SeedSequence().entropy % (2 ** 63))
+
+
+def initial_seed():
+    return RANDOM.seed
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None):
+    return _factory(lambda s, d: RANDOM.generator.random(s, dtype=np.float64).astype(d), size, dtype, requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None):
+    return _factory(lambda s, d: RANDOM.generator.standard_normal(s).astype(d), size, dtype, requires_grad)
+
+
+def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False, generator=None):
+    if high is None:
+        low, high = 0, low
+    return _factory(lambda s, d: RANDOM.generator.integers(low, high, s).astype(d), (tuple(size),), dtype,
+                    requires_grad, _dtypes.int64)
+
+
+def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None):
+    return _new_leaf(RANDOM.generator.permutation(n).astype((_resolve_dtype(dtype) or _dtypes.int64).np))
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None):
+    if isinstance(mean, _tensor.Tensor) or isinstance(std, _tensor.Tensor):
+        m = mean._data if isinstance(mean, _tensor.Tensor) else mean
+        s = std._data if isinstance(std, _tensor.Tensor) else std
+        shape = np.broadcast(m, s).shape
+        dt = (mean if isinstance(mean, _tensor.Tensor) else std)._data.dtype
+        return _new_leaf((m + s * RANDOM.generator.standard_normal(shape)).astype(dt))
+    return _factory(lambda sh, d: (mean + std * RANDOM.generator.standard_normal(sh)).astype(d), (tuple(size),),
+                    None, False)
+
+
+def legacy_constructor(cls, args, kwargs, dtype=None):
+    """torch.Tensor(3, 5) (sizes) and torch.Tensor([[1, 2]]) (data), always floating."""
+    dt = _resolve_dtype(kwargs.pop("dtype", None)) or dtype or _dtypes.DEFAULTS.float_dtype
+    kwargs.pop("device", None)
+    if not args:
+        return _new_leaf(np.zeros((0,), dtype=dt.np), cls=cls)
+    if len(args) == 1 and isinstance(args[0], np.ndarray):
+        return _new_leaf(args[0].astype(dt.np), cls=cls)
+    if len(args) == 1 and isinstance(args[0], _tensor.Tensor):
+        return args[0]
+    if builtins.all(isinstance(a, (_int, np.integer)) and not isinstance(a, _bool) for a in args):
+        return _new_leaf(np.zeros(tuple(args), dtype=dt.np), cls=cls)
+    if len(args) == 1 and isinstance(args[0], _tensor.Size):
+        return _new_leaf(np.zeros(tuple(args[0]), dtype=dt.np), cls=cls)
+    return _new_leaf(np.array(_infer_array(args[0]), dtype=dt.np), cls=cls)
+
+
+# =======================================================================================
+# arithmetic
+def _is_number(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, _tensor.Tensor)
+
+
+def _other(x):
+    if isinstance(x, _tensor.Tensor) or _is_number(x):
+        return x
+    if isinstance(x, np.ndarray):
+        return from_numpy(x)
+    raise TypeError(f"unsupported operand type: '{builtins.type(x).__name__}'")
+
+
+def as_tensor_like(x, like):
+    if isinstance(x, _tensor.Tensor):
+        return x
+    return scalar_tensor(x) if _is_number(x) else tensor(x)
+
+
+def add(input, other, *, alpha=1, out=None):
+    if out is not None:
+        return _out_variant("add", out, add(input, other, alpha=alpha))
+    if _is_number(input):
+        input, other = other, input
+    return apply(_ops.add, (input, _other(other)), {"alpha": alpha})
+
+
+def sub(input, other, *, alpha=1, out=None):
+    return apply(_ops.sub, (input, _other(other)), {"alpha": alpha})
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    if _is_number(other):
+        return apply(_ops.rsub_scalar, (input, other), {"alpha": alpha})
+    return apply(_ops.rsub, (input, other), {"alpha": alpha})
+
+
+def mul(input, other, *, out=None):
+    if _is_number(input):
+        input, other = other, input
+    return apply(_ops.mul, (input, _other(other)), {})
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    if rounding_mode is not None:
+        return _rounded_div(input, other, rounding_mode)
+    return apply(_ops.div, (input, _other(other)), {})
+
+
+true_divide = divide = div
+
+
+def rdiv(input, other):
+    """other / input for a Python number ``other``: PyTorch computes reciprocal * other."""
+    if _is_number(other):
+        return mul(apply(_ops.reciprocal, (input,), {}), other)
+    return div(other, input)
+
+
+def _rounded_div(input, other, mode):
+    a = input._data
+    b = other._data if isinstance(other, _tensor.Tensor) else other
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if mode == "floor":
+            out = np.floor_divide(a, b)
+        elif mode == "trunc":
+            out = np.trunc(np.true_divide(a, b)).astype(np.result_type(a, b))
+        else:
+            raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+    return _new_leaf(np.asarray(out))
+
+
+def floor_divide(input, other):
+    return _rounded_div(input, other, "floor")
+
+
+def remainder(input, other):
+    b = other._data if isinstance(other, _tensor.Tensor) else other
+    return _new_leaf(np.asarray(np.mod(input._data, b)))
+
+
+fmod = remainder
+
+
+def neg(input):
+    return apply(_ops.neg, (input,), {})
+
+
+negative = neg
+
+
+def reciprocal(input):
+    return apply(_ops.reciprocal, (input,), {})
+
+
+def pow(input, exponent):
+    if _is_number(input):
+        return rpow(exponent, input)
+    if _is_number(exponent):
+        return apply(_ops.pow_scalar, (input,), {"exponent": exponent})
+    return apply(_ops.pow_tensor, (input, exponent), {})
+
+
+def rpow(input, base):
+    """base ** input for a Python number ``base``."""
+    return apply(_ops.pow_scalar_base, (base, input), {})
+
+
+def exp(input):
+    return apply(_ops.exp, (input,), {})
+
+
+def log(input):
+    return apply(_ops.log, (input,), {})
+
+
+def sin(input):
+    return apply(_ops.sin, (input,), {})
+
+
+def cos(input):
+    return apply(_ops.cos, (input,), {})
+
+
+def tanh(input):
+    return apply(_ops.tanh, (input,), {})
+
+
+def sigmoid(input):
+    return apply(_ops.sigmoid, (input,), {})
+
+
+def relu(input):
+    return apply(_ops.relu, (input,), {})
+
+
+def sqrt(input):
+    return apply(_ops.sqrt, (input,), {})
+
+
+def abs(input):
+    return apply(_ops.abs, (input,), {})
+
+
+absolute = abs
+
+
+def sgn(input):
+    return _new_leaf(np.sign(input._data))
+
+
+sign = sgn
+
+
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return apply(_ops.clamp, (input,), {"min": min, "max": max})
+
+
+clip = clamp
+
+
+def clamp_mask(t, lo, hi):
+    """Where clamp passed its input through (the gradient mask)."""
+    data = t._data
+    mask = np.ones(data.shape, dtype=np.bool_)
+    if lo is not None:
+        mask &= data >= lo
+    if hi is not None:
+        mask &= data <= hi
+    return _new_leaf(mask)
+
+
+def threshold_backward(grad, result):
+    return where(_new_leaf(result._data > 0), grad, 0.0)
+
+
+def where(condition, input=None, other=None):
+    if input is None:
+        return tuple(_new_leaf(i.astype(np.int64)) for i in np.nonzero(condition._data))
+    return apply(_ops.where, (condition, _other(input), _other(other)), {})
+
+
+def to_dtype(input, dtype):
+    if input._data.dtype == dtype.np:
+        return input
+    return apply(_ops.to_copy, (input,), {"dtype": dtype})
+
+
+def to(self, *args, **kwargs):
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, _dtypes.dtype):
+            dtype = a
+        elif isinstance(a, _tensor.Tensor):
+            dtype = a.dtype
+    if dtype is None:
+        return self
+    return to_dtype(self, _resolve_dtype(dtype))
+
+
+def float(self, memory_format=None):
+    return to_dtype(self, _dtypes.float32)
+
+
+def double(self, memory_format=None):
+    return to_dtype(self, _dtypes.float64)
+
+
+def half(self, memory_format=None):
+    return to_dtype(self, _dtypes.float16)
+
+
+def long(self, memory_format=None):
+    return to_dtype(self, _dtypes.int64)
+
+
+def int(self, memory_format=None):
+    return to_dtype(self, _dtypes.int32)
+
+
+def bool(self, memory_format=None):
+    return to_dtype(self, _dtypes.bool)
+
+
+def type(self, dtype=None, non_blocking=False):
+    if dtype is None:
+        return "torch." + self.dtype.legacy_name
+    if isinstance(dtype, str):
+        name = dtype.split(".")[-1]
+        for d in _dtypes.ALL:
+            if d.legacy_name == name:
+                return to_dtype(self, d)
+    if isinstance(dtype, builtins.type) and hasattr(dtype, "_dtype"):
+        return to_dtype(self, dtype._dtype)
+    return to_dtype(self, _resolve_dtype(dtype))
+
+
+def type_as(self, other):
+    return to_dtype(self, other.dtype)
+
+
+def cpu(self, memory_format=None):
+    return self
+
+
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def clone(input, *, memory_format=None):
+    return apply(_ops.clone, (input,), {})
+
+
+def contiguous(self, memory_format=None):
+    if self._data.flags.c_contiguous:
+        return self
+    return clone(self)
+
+
+def detach(input):
+    # Shares storage and version counter, so in-place changes are still caught at backward.
+    t = _tensor.Tensor._make(input._data, None, input._vbox)
+    if input._inference:
+        t._inference = True
+    return t
+
+
+# =======================================================================================
+# linear algebra
+def mm(input, mat2, *, out=None):
+    if input._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    K.check_mm(input._data, mat2._data)
+    _check_same_dtype(input, mat2, "mm")
+    return apply(_ops.mm, (input, mat2), {})
+
+
+def _check_same_dtype(a, b, what):
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name.replace('32', '').replace('float64', 'double')} != "
+                           f"{b.dtype.name.replace('32', '').replace('float64', 'double')}")
+
+
+def mv(input, vec):
+    if input._data.shape[1] != vec._data.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input._data.shape[0]}), mat ({input._data.shape[0]}x"
+                           f"{input._data.shape[1]}), vec ({vec._data.shape[0]})")
+    return apply(_ops.mv, (input, vec), {})
+
+
+def dot(input, tensor):
+    if input._data.shape != tensor._data.shape:
+        raise RuntimeError("inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of "
+                           "elements, but got {} and {} elements respectively".format(
+                               input._data.size, tensor._data.size, input._data.size, tensor._data.size))
+    return apply(_ops.dot, (input, tensor), {})
+
+
+def bmm(input, mat2):
+    return apply(_ops.bmm, (input, mat2), {})
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    K.check_mm(mat1._data, mat2._data)
+    return apply(_ops.addmm, (input, mat1, mat2), {"beta": beta, "alpha": alpha})
+
+
+def matmul(input, other):
+    """PyTorch's decomposition of matmul into dot / mv / mm / bmm and views."""
+    a, b = input._data.ndim, other._data.ndim
+    if a == 0 or b == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D")
+    if a == 1 and b == 1:
+        return dot(input, other)
+    if a == 2 and b == 1:
+        return mv(input, other)
+    if a == 1 and b == 2:
+        return mm(input.unsqueeze(0), other).squeeze(0)
+    if a == 2 and b == 2:
+        return mm(input, other)
+    if a >= 3 and b <= 2:
+        # Fold the batch into rows: (..., n, k) @ (k, m) is one mm.
+        lead = input._data.shape[:-1]
+        folded = input.reshape(-1, input._data.shape[-1])
+        if b == 1:
+            return apply(_ops.unsafe_view, (mv(folded, other),), _view_params(mv(folded, other), lead))
+        out = mm(folded, other)
+        return apply(_ops.unsafe_view, (out,), _view_params(out, lead + (other._data.shape[-1],)))
+    return _batched_matmul(input, other)
+
+
+def _view_params(t, size):
+    return {"size": tuple(size), "self_sym_sizes": t._data.shape}
+
+
+def _batched_matmul(input, other):
+    a, b = input, other
+    if a._data.ndim == 1:
+        a = a.unsqueeze(0)
+    if b._data.ndim == 1:
+        b = b.unsqueeze(-1)
+    batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+    n, k = a._data.shape[-2:]
+    m = b._data.shape[-1]
+    a3 = a.expand(*batch, n, k).reshape(-1, n, k)
+    b3 = b.expand(*batch, k, m).reshape(-1, k, m)
+    out = bmm(a3, b3)
+    out = apply(_ops.unsafe_view, (out,), _view_params(out, tuple(batch) + (n, m)))
+    if input._data.ndim == 1:
+        out = out.squeeze(-2)
+    if other._data.ndim == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+# =======================================================================================
+# reductions
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = to_dtype(input, _resolve_dtype(dtype))
+    shape = input._data.shape
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return apply(_ops.sum_all, (input,), {"self_sym_sizes": shape})
+    return apply(_ops.sum_dim, (input,), {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim,
+                                          "self_sym_sizes": shape})
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = to_dtype(input, _resolve_dtype(dtype))
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
+            f"Got: {_dtype_word(input.dtype)}")
+    shape = input._data.shape
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return apply(_ops.mean_all, (input,), {"self_sym_sizes": shape, "self_sym_numel": input._data.size})
+    return apply(_ops.mean_dim, (input,), {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim,
+                                           "self_sym_sizes": shape, "self_sym_numel": input._data.size})
+
+
+def _dtype_word(dt):
+    return {"int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte", "int16": "Short",
+            "int8": "Char"}.get(dt.name, dt.name.capitalize())
+
+
+class _ReturnType(tuple):
+    """torch.return_types.max and friends: a named (values, indices) pair."""
+    _name = "max"
+
+    def __new__(cls, values, indices):
+        return tuple.__new__(cls, (values, indices))
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self):
+        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _return_type(name):
+    return builtins.type(name, (_ReturnType,), {"_name": name, "__module__": "torch.return_types"})
+
+
+MaxResult, MinResult = _return_type("max"), _return_type("min")
+
+
+def _extreme(op_all, op_dim, result_type, input, dim, keepdim, other):
+    if isinstance(dim, _tensor.Tensor):
+        other, dim = dim, None
+    if other is not None:
+        return (maximum if op_all is _ops.max_all else minimum)(input, other)
+    if dim is None:
+        if input._data.size == 0:
+            raise RuntimeError(f"{'max' if op_all is _ops.max_all else 'min'}(): Expected reduction dim to be "
+                               "specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.")
+        return apply(op_all, (input,), {})
+    d = wrap_dim(dim, input._data.ndim)
+    values, indices = apply(op_dim, (input,), {"dim": d, "keepdim": keepdim, "self_sym_sizes": input._data.shape})
+    return result_type(values, indices)
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    return _extreme(_ops.max_all, _ops.max_dim, MaxResult, input, dim, keepdim, other)
+
+
+def min(input, dim=None, keepdim=False, *, other=None):
+    return _extreme(_ops.min_all, _ops.min_dim, MinResult, input, dim, keepdim, other)
+
+
+def maximum(input, other):
+    return apply(_ops.maximum, (input, other), {})
+
+
+def minimum(input, other):
+    return apply(_ops.minimum, (input, other), {})
+
+
+def value_selecting_backward(grad, dim, indices, sizes, keepdim):
+    if not keepdim:
+        grad = grad.unsqueeze(dim)
+        indices = indices.unsqueeze(dim)
+    return scatter_into_zeros(grad, sizes, dim, indices._data)
+
+
+def gather(input, dim, index):
+    d = wrap_dim(dim, input._data.ndim)
+    return apply(_ops.gather, (input,), {"dim": d, "index": index._data, "self_sym_sizes": input._data.shape})
+
+
+def scatter_into_zeros(grad, sizes, dim, index):
+    return apply(_ops.scatter_zeros, (grad,), {"sizes": sizes, "dim": dim, "index": index})
+
+
+def masked_fill(input, mask, value):
+    if isinstance(value, _tensor.Tensor):
+        value = value.item()
+    mask = mask._data if isinstance(mask, _tensor.Tensor) else mask
+    return apply(_ops.masked_fill, (input,), {"mask": mask, "value": value})
+
+
+def argmax(input, dim=None, keepdim=False):
+    if dim is None:
+        return _new_leaf(np.asarray(np.argmax(input._data), dtype=np.int64))
+    return _new_leaf(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+
+
+def argmin(input, dim=None, keepdim=False):
+    if dim is None:
+        return _new_leaf(np.asarray(np.argmin(input._data), dtype=np.int64))
+    return _new_leaf(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
+
+
+# =======================================================================================
+# comparisons (never differentiable)
+def _compare(fn, input, other):
+    b = other._data if isinstance(other, _tensor.Tensor) else other
+    try:
+        return _new_leaf(np.asarray(fn(input._data, b)))
+    except ValueError:
+        K.broadcast_shapes(input._data.shape, np.shape(b))
+        raise
+
+
+def eq(input, other):
+    return _compare(np.equal, input, other)
+
+
+def ne(input, other):
+    return _compare(np.not_equal, input, other)
+
+
+def lt(input, other):
+    return _compare(np.less, input, other)
+
+
+def le(input, other):
+    return _compare(np.less_equal, input, other)
+
+
+def gt(input, other):
+    return _compare(np.greater, input, other)
+
+
+def ge(input, other):
+    return _compare(np.greater_equal, input, other)
+
+
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def logical_binary(fn, input, other):
+    return _compare(fn, input, other)
+
+
+def bitwise_not(input):
+    return _new_leaf(np.invert(input._data))
+
+
+logical_not = bitwise_not
+
+
+def equal(input, other):
+    return input._data.shape == other._data.shape and _bool(np.array_equal(input._data, other._data))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _new_leaf(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isnan(input):
+    return _new_leaf(np.isnan(input._data))
+
+
+def isinf(input):
+    return _new_leaf(np.isinf(input._data))
+
+
+def isfinite(input):
+    return _new_leaf(np.isfinite(input._data))
+
+
+def all(input, dim=None, keepdim=False):
+    return _new_leaf(np.asarray(np.all(input._data, axis=dim, keepdims=keepdim)))
+
+
+def any(input, dim=None, keepdim=False):
+    return _new_leaf(np.asarray(np.any(input._data, axis=dim, keepdims=keepdim)))
+
+
+# =======================================================================================
+# views and shapes
+def _infer_size(size, numel):
+    size = list(size)
+    if size.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in size:
+        rest = 1
+        for s in size:
+            if s != -1:
+                rest *= s
+        if rest == 0 or numel % rest:
+            raise _errors.view_invalid_shape(size, numel)
+        size[size.index(-1)] = numel // rest
+    n = 1
+    for s in size:
+        n *= s
+    if n != numel:
+        raise _errors.view_invalid_shape(size, numel)
+    return tuple(size)
+
+
+def view(self, *size):
+    if len(size) == 1 and isinstance(size[0], _dtypes.dtype):
+        return _new_leaf(self._data.view(size[0].np))
+    shape = _infer_size(_shape_args(size), self._data.size)
+    return apply(_ops.view, (self,), {"size": shape, "self_sym_sizes": self._data.shape})
+
+
+def reshape(self, *shape):
+    shape = _infer_size(_shape_args(shape), self._data.size)
+    try:
+        K.view_array(self._data, shape)
+    except RuntimeError:
+        # Not expressible as a view: PyTorch copies, then views the copy.
+        copied = clone(self)
+        return apply(_ops.unsafe_view, (copied,), {"size": shape, "self_sym_sizes": self._data.shape})
+    return view(self, shape)
+
+
+def view_as(self, other):
+    return view(self, other._data.shape)
+
+
+def reshape_as(self, other):
+    return reshape(self, other._data.shape)
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    nd = self._data.ndim
+    if nd == 0:
+        return reshape(self, 1)
+    s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
+    if s == e:
+        return self
+    shape = self._data.shape
+    return reshape(self, shape[:s] + (-1,) + shape[e + 1:])
+
+
+def t(self):
+    if self._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
+    return apply(_ops.t, (self,), {})
+
+
+def permute(self, *dims):
+    dims = tuple(wrap_dim(d, self._data.ndim) for d in _shape_args(dims))
+    return apply(_ops.permute, (self,), {"dims": dims})
+
+
+def transpose(self, dim0, dim1):
+    nd = self._data.ndim
+    return apply(_ops.transpose, (self,), {"dim0": wrap_dim(dim0, nd), "dim1": wrap_dim(dim1, nd)})
+
+
+swapaxes = swapdims = transpose
+
+
+def T(self):
+    if self._data.ndim == 2:
+        return permute(self, 1, 0)
+    return permute(self, *reversed(range(self._data.ndim)))
+
+
+def unsqueeze(self, dim):
+    return apply(_ops.unsqueeze, (self,), {"dim": wrap_dim(dim, self._data.ndim + 1)})
+
+
+def squeeze(self, dim=None):
+    if dim is None:
+        return apply(_ops.squeeze_all, (self,), {"self_sym_sizes": self._data.shape})
+    if isinstance(dim, (tuple, list)):
+        out = self
+        for d in sorted((wrap_dim(d, self._data.ndim) for d in dim), reverse=True):
+            out = squeeze(out, d)
+        return out
+    return apply(_ops.squeeze_dim, (self,), {"dim": wrap_dim(dim, self._data.ndim), "self_sym_sizes": self._data.shape})
+
+
+def expand(self, *sizes):
+    sizes = _shape_args(sizes)
+    shape = self._data.shape
+    lead = len(sizes) - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"expand({self.type()}{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+                           "the number of sizes provided (%d) must be greater or equal to the number of dimensions in "
+                           "the tensor (%d)" % (len(sizes), len(shape)))
+    full_size = []
+    for i, s in enumerate(sizes):
+        if s == -1:
+            s = shape[i - lead]
+        elif i >= lead and shape[i - lead] != 1 and shape[i - lead] != s:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size "
+                               f"({shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
+                               f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, shape))}]")
+        full_size.append(s)
+    return apply(_ops.expand, (self,), {"size": tuple(full_size), "self_sym_sizes": shape})
+
+
+def expand_as(self, other):
+    return expand(self, other._data.shape)
+
+
+def sum_to_size(grad, sizes):
+    """Sum a broadcast gradient back down to ``sizes`` (undoing expand / broadcasting)."""
+    shape = grad._data.shape
+    if shape == tuple(sizes):
+        return grad
+    lead = len(shape) - len(sizes)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(sizes) if s == 1 and shape[i + lead] != 1)
+    if dims:
+        grad = sum(grad, dims, keepdim=True)
+    if lead:
+        grad = view(grad, tuple(sizes)) if grad._data.flags.c_contiguous else reshape(grad, tuple(sizes))
+    return grad
+
+
+def select(self, dim, index):
+    d = wrap_dim(dim, self._data.ndim)
+    size = self._data.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    return apply(_ops.select, (self,), {"dim": d, "index": index % size if size else index,
+                                        "self_sym_sizes": self._data.shape})
+
+
+def narrow(self, dim, start, length):
+    return _slice(self, wrap_dim(dim, self._data.ndim), start, start + length, 1)
+
+
+def _slice(self, dim, start, end, step):
+    size = self._data.shape[dim]
+    start, end, step = slice(start, end, step).indices(size)
+    end = _max(end, start)
+    return apply(_ops.slice_op, (self,), {"dim": dim, "start": start, "end": end, "step": step,
+                                          "self_sym_sizes": self._data.shape})
+
+
+def embed_view(grad, sizes, chain):
+    return apply(_ops.as_strided_scatter, (grad,), {"chain": chain, "sizes": tuple(sizes)})
+
+
+def replay_view(t, chain):
+    return apply(_ops.as_strided, (t,), {"chain": chain, "self_sym_sizes": t._data.shape})
+
+
+def embed_in_zeros(grad, sizes, index, accumulate=False):
+    return apply(_ops.index_put_zeros, (grad,), {"sizes": tuple(sizes), "indices": index, "accumulate": accumulate})
+
+
+def getitem(self, index):
+    """Basic indexing decomposes into select / slice / unsqueeze views, as PyTorch does;
+    tensors, lists and masks go through one IndexBackward0."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    if builtins.any(_is_advanced(i) for i in index):
+        return _advanced_getitem(self, index)
+    n_real = len([i for i in index if i is not None and i is not Ellipsis])
+    if n_real > self._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim}")
+    out, dim = self, 0
+    expanded = []
+    for i in index:
+        if i is Ellipsis:
+            expanded.extend([slice(None)] * (self._data.ndim - n_real))
+        else:
+            expanded.append(i)
+    for i in expanded:
+        if i is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(i, slice):
+            if i != slice(None):
+                out = _slice(out, dim, i.start, i.stop, i.step)
+            dim += 1
+        elif isinstance(i, (_int, np.integer)) or (isinstance(i, _tensor.Tensor) and i._data.ndim == 0
+                                                   and i._data.dtype.kind in "iu"):
+            out = select(out, dim, _int(i))
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             "valid indices (got " + builtins.type(i).__name__ + ")")
+    if out is self:
+        out = apply(_ops.alias, (self,), {})
+    return out
+
+
+def _is_advanced(i):
+    if isinstance(i, _tensor.Tensor):
+        return i._data.ndim > 0 or i._data.dtype.kind == "b"
+    return isinstance(i, (list, np.ndarray)) or isinstance(i, _bool)
+
+
+def _advanced_getitem(self, index):
+    np_index = tuple(i._data if isinstance(i, _tensor.Tensor) else (np.asarray(i) if isinstance(i, list) else i)
+                     for i in index)
+    try:
+        self._data[np_index]
+    except IndexError as e:
+        raise IndexError(str(e)) from None
+    return apply(_ops.index, (self,), {"indices": np_index, "self_sym_sizes": self._data.shape})
+
+
+def setitem(self, index, value):
+    from .autograd import inplace
+    inplace.setitem(self, index, value)
+
+
+def unbind(self, dim=0):
+    d = wrap_dim(dim, self._data.ndim)
+    return tuple(select(self, d, i) for i in range(self._data.shape[d]))
+
+
+# =======================================================================================
+# in-place ops (the autograd bookkeeping is in autograd/inplace.py)
+def _inplace(op, self, inputs, params):
+    from .autograd import inplace
+    return inplace.apply_inplace(op, self, inputs, params)
+
+
+def add_(self, other, *, alpha=1):
+    return _inplace(_ops.add, self, (self, _other(other)), {"alpha": alpha})
+
+
+def sub_(self, other, *, alpha=1):
+    return _inplace(_ops.sub, self, (self, _other(other)), {"alpha": alpha})
+
+
+def mul_(self, other):
+    return _inplace(_ops.mul, self, (self, _other(other)), {})
+
+
+def div_(self, other, *, rounding_mode=None):
+    return _inplace(_ops.div, self, (self, _other(other)), {})
+
+
+def clamp_(self, min=None, max=None):
+    return _inplace(_ops.clamp, self, (self,), {"min": min, "max": max})
+
+
+def zero_(self):
+    return _inplace(_ops.zero, self, (self,), {})
+
+
+def fill_(self, value):
+    return _inplace(_ops.fill, self, (self,), {"value": value.item() if isinstance(value, _tensor.Tensor) else value})
+
+
+def copy_(self, src, non_blocking=False):
+    return _inplace(_ops.copy, self, (self, src), {})
+
+
+def exp_(self):
+    return _inplace(_ops.exp, self, (self,), {})
+
+
+def relu_(self):
+    return _inplace(_ops.relu, self, (self,), {})
+
+
+def sigmoid_(self):
+    return _inplace(_ops.sigmoid, self, (self,), {})
+
+
+def tanh_(self):
+    return _inplace(_ops.tanh, self, (self,), {})
+
+
+def neg_(self):
+    return _inplace(_ops.neg, self, (self,), {})
+
+
+def pow_(self, exponent):
+    return _inplace(_ops.pow_scalar, self, (self,), {"exponent": exponent})
+
+
+def sqrt_(self):
+    return _inplace(_ops.sqrt, self, (self,), {})
+
+
+def _out_variant(name, out, result):
+    if out._requires_grad or result._requires_grad:
+        raise _errors.out_requires_grad(name)
+    out._data = result._data
+    return out
+
+
+# =======================================================================================
+# misc
+def tensor_repr(t):
+    from . import _format
+    suffixes = []
+    if t._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    prefix = "tensor("
+    if getattr(builtins.type(t), "_repr_prefix", None):
+        prefix = builtins.type(t)._repr_prefix
+    return _format.format_tensor(t._data, dtype_name=t.dtype.name, default_dtype_name=_dtypes.DEFAULTS.float_dtype.name,
+                                 suffixes=suffixes, prefix=prefix)
+
+
+def deepcopy(t, memo):
+    if t._grad_fn is not None:
+        raise _errors.deepcopy_nonleaf()
+    new = builtins.type(t)._make(t._data.copy())
+    new._requires_grad = t._requires_grad
+    if t._grad is not None:
+        new._grad = deepcopy(t._grad, memo)
+    new.__dict__.update({k: _copy.deepcopy(v, memo) for k, v in t.__dict__.items()
+                         if k not in ("_grad", "_accumulator", "_hooks", "_base")})
+    memo[id(t)] = new
+    return new
+
+
+def rebuild_tensor(data, requires_grad):
+    t = _tensor.Tensor._make(data)
+    t._requires_grad = requires_grad
+    return t
+
+
+def numel(input):
+    return input._data.size
+
+
+TENSOR_METHODS = (
+    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs",
+    "clamp", "clip", "sgn", "sign", "reciprocal", "where", "to", "float", "double", "half", "long", "int", "bool",
+    "type", "type_as", "cpu", "cuda", "clone", "contiguous", "mm", "mv", "dot", "bmm", "addmm", "matmul", "sum",
+    "mean", "max", "min", "maximum", "minimum", "argmax", "argmin", "eq", "ne", "lt", "le", "gt", "ge", "equal",
+    "allclose", "isclose", "isnan", "isinf", "isfinite", "all", "any", "view", "reshape", "view_as", "reshape_as",
+    "flatten", "t", "permute", "transpose", "swapaxes", "swapdims", "unsqueeze", "squeeze", "expand", "expand_as",
+    "select", "narrow", "unbind", "add_", "sub_", "mul_", "div_", "clamp_", "zero_", "fill_", "copy_", "exp_",
+    "relu_", "sigmoid_", "tanh_", "neg_", "pow_", "sqrt_", "new_zeros", "new_ones", "new_empty", "new_full",
+    "new_tensor", "subtract", "multiply", "true_divide", "divide", "negative", "absolute", "floor_divide",
+    "remainder", "fmod", "logical_not", "bitwise_not", "greater", "greater_equal", "less", "less_equal", "not_equal",
+    "sum_to_size", "gather", "masked_fill",
+)
+_tensor_T = property(T)

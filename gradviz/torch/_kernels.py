@@ -1,0 +1,140 @@
+"""numpy kernels with PyTorch's semantics where numpy's differ (dtypes, edge values, errors)."""
+import numpy as np
+
+from . import _dtypes, _errors
+
+
+def default_float():
+    return _dtypes.DEFAULTS.float_dtype.np
+
+
+def true_divide_arrays(a, b):
+    """Division always gives floats; integers divide into the default float dtype."""
+    if _is_integral(a) and _is_integral(b):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.true_divide(a, b).astype(default_float())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.true_divide(a, b)
+
+
+def _is_integral(x):
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "iub"
+    return isinstance(x, (int, np.integer)) and not isinstance(x, float)
+
+
+def power_arrays(a, b):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if _is_integral(a) and _is_integral(b):
+            if np.any(np.asarray(b) < 0):
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return np.power(a, b)
+
+
+def addmm_arrays(bias, mat1, mat2, beta, alpha):
+    check_mm(mat1, mat2)
+    product = mat1 @ mat2
+    if alpha != 1:
+        product *= alpha
+    if beta == 0:
+        return product
+    product += bias if beta == 1 else beta * bias
+    return product
+
+
+def check_mm(a, b):
+    if a.shape[1] != b.shape[0]:
+        raise _errors.mm_shapes(a.shape, b.shape)
+
+
+def sigmoid_array(x):
+    with np.errstate(over="ignore"):
+        return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
+
+
+def clamp_array(x, lo, hi):
+    if lo is not None and hi is not None:
+        return np.minimum(np.maximum(x, lo), hi).astype(x.dtype, copy=False)
+    if lo is not None:
+        return np.maximum(x, lo).astype(x.dtype, copy=False)
+    return np.minimum(x, hi).astype(x.dtype, copy=False)
+
+
+def sum_dtype(x):
+    """Sums of bool and integer tensors are int64, as in PyTorch."""
+    return np.int64 if x.dtype.kind in "biu" else x.dtype
+
+
+def extreme_dim(argfn, x, dim, keepdim):
+    """(values, indices) of max/min along one dim."""
+    idx = argfn(x, axis=dim)
+    idx_k = np.expand_dims(idx, dim)
+    values = np.take_along_axis(x, idx_k, axis=dim)
+    if not keepdim:
+        values = np.squeeze(values, dim)
+        return values, idx.astype(np.int64)
+    return values, idx_k.astype(np.int64)
+
+
+def view_array(x, size):
+    """A reshape that never copies: PyTorch's view()."""
+    out = x.view()
+    try:
+        out.shape = size
+    except AttributeError:
+        raise _errors.view_noncontiguous() from None
+    return out
+
+
+def scatter_into_zeros(grad, sizes, indices, accumulate):
+    out = np.zeros(sizes, dtype=grad.dtype)
+    if accumulate:
+        np.add.at(out, indices, grad)
+    else:
+        out[indices] = grad
+    return out
+
+
+def broadcast_shapes(a, b):
+    """Broadcast two shapes, raising PyTorch's message on a mismatch."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y and x != 1 and y != 1:
+            raise _errors.broadcast_sizes(x, y, i)
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def where_arrays(condition, a, b):
+    from . import _dtypes
+    out = np.where(condition, a, b)
+    target = _dtypes.result_type([x for x in (a, b)])
+    return out.astype(target.np, copy=False)
+
+
+def scatter_dim_into_zeros(grad, sizes, dim, index):
+    out = np.zeros(sizes, dtype=grad.dtype)
+    np.put_along_axis(out, index, grad, axis=dim)
+    return out
+
+
+def embed_view_array(grad, sizes, chain, replay):
+    out = np.zeros(sizes, dtype=grad.dtype)
+    region = replay(out, chain)
+    region += grad
+    return out
+
+
+def index_put_array(self, values, indices):
+    out = self.copy()
+    out[indices] = values
+    return out
+
+
+def index_mask(shape, indices):
+    mask = np.zeros(shape, dtype=np.bool_)
+    mask[indices] = True
+    return mask

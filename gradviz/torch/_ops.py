@@ -1,0 +1,267 @@
+"""THE op table: one entry per differentiable op.
+
+Each entry says, in one place, what PyTorch's derivatives.yaml says for the op:
+- the node name PyTorch gives it (``MulBackward0``),
+- the forward kernel on numpy arrays (tensor inputs positional, options keyword-only),
+- one gradient formula per differentiable input.
+
+A formula's parameter names say what it reads, and so what the node saves:
+``grad`` (or ``grads`` for multi-output ops), input names (``self``, ``other``),
+``result`` (the output), and the op's options (``dim``, ``keepdim``, ...). Formulas are
+written with engine tensor ops, so with create_graph=True they build a graph themselves
+(double backward for free). Broadcasting is undone by the engine, not here.
+"""
+import numpy as np
+
+from . import _kernels as K
+from .autograd.node import Node
+
+_NODE_CLASSES = {}
+
+
+def node_class(name):
+    """One Python class per node name, so ``type(t.grad_fn).__name__`` is PyTorch's."""
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        cls = _NODE_CLASSES[name] = type(name, (Node,), {"__slots__": (), "__module__": "builtins"})
+    return cls
+
+
+class Op:
+    __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
+                 "saved_names", "view", "promotes", "multi_output")
+
+    def __init__(self, node_name, forward, /, view=False, promotes=False, multi_output=False, **formulas):
+        code = forward.__code__
+        inputs = code.co_varnames[:code.co_argcount]
+        self.node_name = node_name
+        self.node_class = node_class(node_name)
+        self.forward = forward
+        self.input_index = {name: i for i, name in enumerate(inputs)}
+        self.diff_positions = tuple(self.input_index[name] for name in formulas)
+        self.formulas = tuple(formulas.values())
+        self.formula_args = tuple(f.__code__.co_varnames[1:f.__code__.co_argcount] for f in self.formulas)
+        options = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+        self.saved_names = frozenset(a for args in self.formula_args for a in args) | frozenset(options)
+        self.view = view
+        self.promotes = promotes
+        self.multi_output = multi_output
+
+    def __repr__(self):
+        return f"<Op {self.node_name}>"
+
+
+# ---------------------------------------------------------------------------------------
+# helpers used by formulas (engine ops only)
+def _sum_to_dims(grad, dim, keepdim, sizes):
+    """Gradient of a reduction over ``dim``: put the reduced dims back, then expand."""
+    if not keepdim:
+        for d in sorted(dim):
+            grad = grad.unsqueeze(d)
+    return grad.expand(sizes)
+
+
+def _reduced_count(sizes, dim):
+    n = 1
+    for d in dim:
+        n *= sizes[d]
+    return n
+
+
+def _where_selected(grad, self, result):
+    """max/min over everything: the gradient is shared evenly among the tied elements."""
+    mask = (self == result)
+    return mask * (grad / mask.sum())
+
+
+def _invert(perm):
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return tuple(inv)
+
+
+# ---------------------------------------------------------------------------------------
+# arithmetic
+add = Op("AddBackward0", lambda self, other, *, alpha: self + other if alpha == 1 else self + alpha * other,
+         promotes=True,
+         self=lambda grad: grad,
+         other=lambda grad, alpha: grad if alpha == 1 else grad * alpha)
+add_scalar = Op("AddBackward1", lambda self, other, *, alpha: self + (other if alpha == 1 else alpha * other),
+                promotes=True, self=lambda grad: grad)
+sub = Op("SubBackward0", lambda self, other, *, alpha: self - other if alpha == 1 else self - alpha * other,
+         promotes=True,
+         self=lambda grad: grad,
+         other=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha)
+sub_scalar = Op("SubBackward1", lambda self, other, *, alpha: self - (other if alpha == 1 else alpha * other),
+                promotes=True, self=lambda grad: grad)
+rsub = Op("RsubBackward0", lambda self, other, *, alpha: other - self if alpha == 1 else other - alpha * self,
+          promotes=True,
+          self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha,
+          other=lambda grad: grad)
+rsub_scalar = Op("RsubBackward1", lambda self, other, *, alpha: other - (self if alpha == 1 else alpha * self),
+                 promotes=True,
+                 self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha)
+mul = Op("MulBackward0", lambda self, other: self * other, promotes=True,
+         self=lambda grad, other: grad * other,
+         other=lambda grad, self: grad * self)
+div = Op("DivBackward0", lambda self, other: K.true_divide_arrays(self, other), promotes=True,
+         self=lambda grad, other: grad / other,
+         other=lambda grad, self, other: -grad * self / (other * other))
+neg = Op("NegBackward0", lambda self: -self, self=lambda grad: -grad)
+reciprocal = Op("ReciprocalBackward0", lambda self: K.true_divide_arrays(1, self),
+                self=lambda grad, result: -grad * result * result)
+pow_scalar = Op("PowBackward0", lambda self, *, exponent: K.power_arrays(self, exponent),
+                self=lambda grad, self, exponent: (grad * 0 if exponent == 0 else
+                                                   grad * (exponent * self.pow(exponent - 1))))
+pow_tensor = Op("PowBackward1", lambda self, exponent: K.power_arrays(self, exponent), promotes=True,
+                self=lambda grad, self, exponent: grad * (exponent * self.pow(exponent - 1)),
+                exponent=lambda grad, self, result: grad * F.where(self == 0, 0.0, result * self.log()))
+pow_scalar_base = Op("PowBackward2", lambda self, exponent: K.power_arrays(self, exponent), promotes=True,
+                     exponent=lambda grad, self, result: grad * (result * float(np.log(self))))
+
+# ---------------------------------------------------------------------------------------
+# linear algebra
+mm = Op("MmBackward0", lambda self, mat2: self @ mat2,
+        self=lambda grad, mat2: grad.mm(mat2.t()),
+        mat2=lambda grad, self: self.t().mm(grad))
+mv = Op("MvBackward0", lambda self, vec: self @ vec,
+        self=lambda grad, vec: grad.unsqueeze(1) * vec.unsqueeze(0),
+        vec=lambda grad, self: self.t().mv(grad))
+dot = Op("DotBackward0", lambda self, tensor: np.asarray(np.dot(self, tensor)),
+         self=lambda grad, tensor: grad * tensor,
+         tensor=lambda grad, self: grad * self)
+bmm = Op("BmmBackward0", lambda self, mat2: self @ mat2,
+         self=lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)),
+         mat2=lambda grad, self: self.transpose(1, 2).bmm(grad))
+addmm = Op("AddmmBackward0",
+           lambda self, mat1, mat2, *, beta, alpha: K.addmm_arrays(self, mat1, mat2, beta, alpha),
+           self=lambda grad, beta: grad if beta == 1 else grad * beta,
+           mat1=lambda grad, mat2, alpha: grad.mm(mat2.t()) if alpha == 1 else grad.mm(mat2.t()) * alpha,
+           mat2=lambda grad, mat1, alpha: mat1.t().mm(grad) if alpha == 1 else mat1.t().mm(grad) * alpha)
+
+# ---------------------------------------------------------------------------------------
+# elementwise
+exp = Op("ExpBackward0", lambda self: np.exp(self),
+         self=lambda grad, result: grad * result)
+log = Op("LogBackward0", lambda self: np.log(self), self=lambda grad, self: grad / self)
+sin = Op("SinBackward0", lambda self: np.sin(self), self=lambda grad, self: grad * self.cos())
+cos = Op("CosBackward0", lambda self: np.cos(self), self=lambda grad, self: grad * -self.sin())
+tanh = Op("TanhBackward0", lambda self: np.tanh(self), self=lambda grad, result: grad * (1 - result * result))
+sigmoid = Op("SigmoidBackward0", lambda self: K.sigmoid_array(self),
+             self=lambda grad, result: grad * (result * (1 - result)))
+relu = Op("ReluBackward0", lambda self: np.maximum(self, 0).astype(self.dtype, copy=False),
+          self=lambda grad, result: F.threshold_backward(grad, result))
+sqrt = Op("SqrtBackward0", lambda self: np.sqrt(self), self=lambda grad, result: grad / (2 * result))
+abs = Op("AbsBackward0", lambda self: np.abs(self), self=lambda grad, self: grad * self.sgn())  # noqa: A001
+clamp = Op("ClampBackward1", lambda self, *, min, max: K.clamp_array(self, min, max),
+           self=lambda grad, self, min, max: F.where(F.clamp_mask(self, min, max), grad, 0.0))
+clone = Op("CloneBackward0", lambda self: self.copy(), self=lambda grad: grad)
+to_copy = Op("ToCopyBackward0", lambda self, *, dtype: self.astype(dtype.np),
+             self=lambda grad, self: grad.to(self.dtype))
+
+# ---------------------------------------------------------------------------------------
+# reductions
+sum_all = Op("SumBackward0", lambda self, *, self_sym_sizes: np.asarray(self.sum(dtype=K.sum_dtype(self))),
+             self=lambda grad, self_sym_sizes: grad.expand(self_sym_sizes))
+sum_dim = Op("SumBackward1",
+             lambda self, *, dim, keepdim, self_sym_sizes: np.asarray(
+                 self.sum(axis=dim, keepdims=keepdim, dtype=K.sum_dtype(self))),
+             self=lambda grad, dim, keepdim, self_sym_sizes: _sum_to_dims(grad, dim, keepdim, self_sym_sizes))
+mean_all = Op("MeanBackward0", lambda self, *, self_sym_sizes, self_sym_numel: np.asarray(self.mean(dtype=self.dtype)),
+              self=lambda grad, self_sym_sizes, self_sym_numel: grad.expand(self_sym_sizes) / self_sym_numel)
+mean_dim = Op("MeanBackward1",
+              lambda self, *, dim, keepdim, self_sym_sizes, self_sym_numel: np.asarray(
+                  self.mean(axis=dim, keepdims=keepdim, dtype=self.dtype)),
+              self=lambda grad, dim, keepdim, self_sym_sizes: (
+                  _sum_to_dims(grad, dim, keepdim, self_sym_sizes) / _reduced_count(self_sym_sizes, dim)))
+max_all = Op("MaxBackward1", lambda self: np.asarray(self.max()), self=_where_selected)
+min_all = Op("MinBackward1", lambda self: np.asarray(self.min()), self=_where_selected)
+max_dim = Op("MaxBackward0", lambda self, *, dim, keepdim, self_sym_sizes: K.extreme_dim(np.argmax, self, dim, keepdim),
+             multi_output=True,
+             self=lambda grads, dim, keepdim, self_sym_sizes, result1:
+                 F.value_selecting_backward(grads[0], dim, result1, self_sym_sizes, keepdim))
+min_dim = Op("MinBackward0", lambda self, *, dim, keepdim, self_sym_sizes: K.extreme_dim(np.argmin, self, dim, keepdim),
+             multi_output=True,
+             self=lambda grads, dim, keepdim, self_sym_sizes, result1:
+                 F.value_selecting_backward(grads[0], dim, result1, self_sym_sizes, keepdim))
+
+# ---------------------------------------------------------------------------------------
+# views and shape ops
+view = Op("ViewBackward0", lambda self, *, size, self_sym_sizes: K.view_array(self, size), view=True,
+          self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+unsafe_view = Op("UnsafeViewBackward0", lambda self, *, size, self_sym_sizes: self.reshape(size),
+                 self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+t = Op("TBackward0", lambda self: self.T, view=True, self=lambda grad: grad.t())
+permute = Op("PermuteBackward0", lambda self, *, dims: self.transpose(dims), view=True,
+             self=lambda grad, dims: grad.permute(_invert(dims)))
+transpose = Op("TransposeBackward0", lambda self, *, dim0, dim1: np.swapaxes(self, dim0, dim1), view=True,
+               self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
+unsqueeze = Op("UnsqueezeBackward0", lambda self, *, dim: np.expand_dims(self, dim), view=True,
+               self=lambda grad, dim: grad.squeeze(dim))
+squeeze_all = Op("SqueezeBackward0", lambda self, *, self_sym_sizes: self.reshape(
+    [s for s in self.shape if s != 1]), view=True,
+    self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+squeeze_dim = Op("SqueezeBackward1", lambda self, *, dim, self_sym_sizes: (
+    np.squeeze(self, dim) if self.shape[dim] == 1 else self[...]), view=True,
+    self=lambda grad, dim, self_sym_sizes: grad.unsqueeze(dim) if self_sym_sizes[dim] == 1 else grad)
+expand = Op("ExpandBackward0", lambda self, *, size, self_sym_sizes: np.broadcast_to(self, size), view=True,
+            self=lambda grad, self_sym_sizes: F.sum_to_size(grad, self_sym_sizes))
+select = Op("SelectBackward0", lambda self, *, dim, index, self_sym_sizes: self[(slice(None),) * dim + (index,)],
+            view=True,
+            self=lambda grad, dim, index, self_sym_sizes: F.embed_in_zeros(
+                grad, self_sym_sizes, (slice(None),) * dim + (index,)))
+slice_op = Op("SliceBackward0",
+              lambda self, *, dim, start, end, step, self_sym_sizes: self[(slice(None),) * dim + (slice(start, end, step),)],
+              view=True,
+              self=lambda grad, dim, start, end, step, self_sym_sizes: F.embed_in_zeros(
+                  grad, self_sym_sizes, (slice(None),) * dim + (slice(start, end, step),)))
+index = Op("IndexBackward0", lambda self, *, indices, self_sym_sizes: self[indices],
+           self=lambda grad, indices, self_sym_sizes: F.embed_in_zeros(grad, self_sym_sizes, indices, accumulate=True))
+# The backward of indexing, differentiable again (its gradient is indexing).
+index_put_zeros = Op("IndexPutBackward0", lambda grad, *, sizes, indices, accumulate: K.scatter_into_zeros(
+    grad, sizes, indices, accumulate),
+    grad=lambda grad, indices: grad[indices])
+
+from . import _functions as F  # noqa: E402  (formulas resolve F at backward time)
+
+# ---------------------------------------------------------------------------------------
+# selection, copies and fills (appended after F is bound; formulas still resolve F lazily)
+where = Op("WhereBackward0", lambda condition, self, other: K.where_arrays(condition, self, other),
+           self=lambda grad, condition: F.where(condition, grad, 0.0),
+           other=lambda grad, condition: F.where(condition, 0.0, grad))
+maximum = Op("MaximumBackward0", lambda self, other: np.maximum(self, other), promotes=True,
+             self=lambda grad, self, other: F.where(self == other, grad / 2, grad).masked_fill(self < other, 0.0),
+             other=lambda grad, self, other: F.where(self == other, grad / 2, grad).masked_fill(self > other, 0.0))
+minimum = Op("MinimumBackward0", lambda self, other: np.minimum(self, other), promotes=True,
+             self=lambda grad, self, other: F.where(self == other, grad / 2, grad).masked_fill(self > other, 0.0),
+             other=lambda grad, self, other: F.where(self == other, grad / 2, grad).masked_fill(self < other, 0.0))
+gather = Op("GatherBackward0", lambda self, *, dim, index: np.take_along_axis(self, index, axis=dim),
+            self=lambda grad, self_sym_sizes, dim, index: F.scatter_into_zeros(grad, self_sym_sizes, dim, index))
+scatter_zeros = Op("ScatterBackward0", lambda grad, *, sizes, dim, index: K.scatter_dim_into_zeros(grad, sizes, dim, index),
+                   grad=lambda grad, dim, index: F.gather(grad, dim, F.from_numpy(index)))
+masked_fill = Op("MaskedFillBackward0", lambda self, *, mask, value: np.where(mask, value, self).astype(self.dtype),
+                 self=lambda grad, mask: F.masked_fill(grad, mask, 0.0))
+alias = Op("AliasBackward0", lambda self: self.view(), view=True, self=lambda grad: grad)
+zero = Op("ZeroBackward0", lambda self: np.zeros_like(self), self=lambda grad: F.zeros_like(grad))
+fill = Op("FillBackward2", lambda self, *, value: np.full_like(self, value), self=lambda grad: F.zeros_like(grad))
+copy = Op("CopyBackwards", lambda self, src: np.broadcast_to(src, self.shape).astype(self.dtype),
+          self=lambda grad: F.zeros_like(grad),
+          src=lambda grad, src: grad.to(src.dtype))
+
+
+def _replay(array, chain):
+    """Re-apply a view's recorded chain of view kernels to another array of the base's shape."""
+    for op, params in chain:
+        array = op.forward(array, **params)
+    return array
+
+
+as_strided = Op("AsStridedBackward0", lambda self, *, chain, self_sym_sizes: _replay(self, chain), view=True,
+                self=lambda grad, chain, self_sym_sizes: F.embed_view(grad, self_sym_sizes, chain))
+as_strided_scatter = Op("AsStridedScatterBackward0",
+                        lambda grad, *, chain, sizes: K.embed_view_array(grad, sizes, chain, _replay),
+                        grad=lambda grad, chain: F.replay_view(grad, chain))
+index_put = Op("IndexPutBackward0", lambda self, values, *, indices: K.index_put_array(self, values, indices),
+               self=lambda grad, indices: F.masked_fill(grad, K.index_mask(grad.shape, indices), 0.0),
+               values=lambda grad, indices: grad[indices])

@@ -1,0 +1,450 @@
+"""The Tensor: a numpy array plus autograd metadata. No math lives here: every
+operation delegates to ``_functions`` (torch-facing signatures) and from there to the
+op table."""
+import warnings
+
+import numpy as np
+
+from . import _dtypes, _errors
+from . import _functions as F
+from .autograd.grad_mode import STATE
+from .autograd.graph import refresh_view
+from .autograd.node import add_hook
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as ``torch.Size([2, 3])``."""
+    __slots__ = ()
+    __module__ = "torch"
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(map(str, self))}])"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        out = tuple.__getitem__(self, item)
+        return Size(out) if isinstance(item, slice) else out
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
+class Tensor:
+    # Hot fields are slots; rarely-set state lives in the instance dict, defaulting to
+    # the class attributes below, so making a tensor costs five assignments.
+    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_vbox", "_output_nr", "__dict__", "__weakref__")
+    __module__ = "torch"
+    _grad = None
+    _base = None
+    _retains_grad = False
+    _hooks = None
+    _post_accumulate_hooks = None
+    _accumulator = None
+    _site = None
+    _inference = False
+    _view_created_in_no_grad = False
+    _multi_output_view_of = None
+    _view_chain = ()
+    _view_version = 0
+    __array_priority__ = 1000  # numpy defers `array * tensor` to us
+
+    def __new__(cls, *args, **kwargs):
+        return F.legacy_constructor(cls, args, kwargs)
+
+    @classmethod
+    def _make(cls, data, grad_fn=None, vbox=None):
+        t = object.__new__(cls)
+        t._data = data
+        t._grad_fn = grad_fn
+        t._requires_grad = grad_fn is not None
+        t._vbox = [0] if vbox is None else vbox
+        t._output_nr = 0
+        return t
+
+    # -- metadata ------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[F.wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self):
+        return _dtypes.FROM_NUMPY[self._data.dtype]
+
+    @property
+    def device(self):
+        return F.CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def stride(self, dim=None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[F.wrap_dim(dim, self._data.ndim)]
+
+    def is_contiguous(self, memory_format=None):
+        return self._data.flags.c_contiguous
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self):
+        return self._data.dtype.kind == "c"
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        if self._base is not None and self._view_version != self._vbox[0]:
+            refresh_view(self)
+        return self._grad_fn
+
+    @property
+    def T(self):
+        return F.T(self)
+
+    @property
+    def mT(self):
+        return F.transpose(self, -2, -1)
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        if self._grad_fn is not None:
+            raise _errors.requires_grad_nonleaf()
+        if flag and self._data.dtype.kind not in "fc":
+            raise _errors.requires_grad_not_float()
+        self._requires_grad = bool(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    @property
+    def _version(self):
+        return self._vbox[0]
+
+    @property
+    def is_inference(self):
+        return lambda: self._inference
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def _is_view(self):
+        return lambda: self._base is not None
+
+    # -- grad ----------------------------------------------------------------------
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad:
+            warnings.warn(_errors.NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise _errors.grad_assign_size(value._data.shape, self._data.shape)
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("attempting to assign a gradient with dtype '" + _type_name(value)
+                                   + "' to a tensor with dtype '" + _type_name(self)
+                                   + "'. Please ensure that the gradient and the tensor have the same dtype")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    def retain_grad(self):
+        if not self._requires_grad:
+            raise _errors.retain_grad_no_requires_grad()
+        if self._grad_fn is None:
+            return
+        self._retains_grad = True
+        self._grad_fn._retain_grad_for(self)
+
+    def register_hook(self, hook):
+        if not self._requires_grad:
+            raise _errors.hook_no_requires_grad()
+        if self._grad_fn is None:
+            if self._hooks is None:
+                self._hooks = {}
+            return add_hook(self._hooks, hook)
+        return self._grad_fn._add_tensor_hook(self._output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = {}
+        return add_hook(self._post_accumulate_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- data access ---------------------------------------------------------------
+    @property
+    def data(self):
+        # A fresh alias of the storage with its own version counter: the autograd-invisible
+        # view PyTorch's .data is.
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+
+    def detach(self):
+        return F.detach(self)
+
+    def detach_(self):
+        if self._base is not None:
+            raise _errors.detach_inplace_view()
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    def item(self):
+        if self._data.size != 1:
+            raise _errors.item_multi_element(self._data.size)
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, *, force=False):
+        if self._requires_grad and not force:
+            raise _errors.numpy_requires_grad()
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise _errors.numpy_requires_grad()
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise _errors.bool_ambiguous()
+        return bool(self._data.reshape(()))
+
+    def _scalar(self):
+        if self._data.size != 1:
+            raise _errors.python_scalar_multi_element()
+        if self._requires_grad:
+            warnings.warn(_errors.SCALAR_CONVERSION_WARNING, UserWarning, stacklevel=3)
+        return self._data.reshape(()).item()
+
+    def __float__(self):
+        return float(self._scalar())
+
+    def __int__(self):
+        return int(self._scalar())
+
+    def __complex__(self):
+        return complex(self._scalar())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        return F.tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self._data.item(), spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __deepcopy__(self, memo):
+        return F.deepcopy(self, memo)
+
+    def __reduce_ex__(self, protocol):
+        return (F.rebuild_tensor, (self._data.copy(), self._requires_grad))
+
+    def __setitem__(self, index, value):
+        F.setitem(self, index, value)
+
+    def __getitem__(self, index):
+        return F.getitem(self, index)
+
+    def __contains__(self, item):
+        return bool((self._data == (item._data if isinstance(item, Tensor) else item)).any())
+
+    # -- operators (math is in _functions) -------------------------------------------
+    def __add__(self, other):
+        return F.add(self, other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return F.sub(self, other)
+
+    def __rsub__(self, other):
+        return F.rsub(self, other)
+
+    def __mul__(self, other):
+        return F.mul(self, other)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return F.div(self, other)
+
+    def __rtruediv__(self, other):
+        return F.rdiv(self, other)
+
+    def __floordiv__(self, other):
+        return F.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return F.floor_divide(F.as_tensor_like(other, self), self)
+
+    def __mod__(self, other):
+        return F.remainder(self, other)
+
+    def __pow__(self, exponent):
+        return F.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return F.rpow(self, base)
+
+    def __matmul__(self, other):
+        return F.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return F.matmul(F.as_tensor_like(other, self), self)
+
+    def __neg__(self):
+        return F.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return F.abs(self)
+
+    def __invert__(self):
+        return F.bitwise_not(self)
+
+    def __and__(self, other):
+        return F.logical_binary(np.bitwise_and, self, other)
+
+    def __or__(self, other):
+        return F.logical_binary(np.bitwise_or, self, other)
+
+    def __xor__(self, other):
+        return F.logical_binary(np.bitwise_xor, self, other)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def __eq__(self, other):
+        return F.eq(self, other)
+
+    def __ne__(self, other):
+        return F.ne(self, other)
+
+    def __lt__(self, other):
+        return F.lt(self, other)
+
+    def __le__(self, other):
+        return F.le(self, other)
+
+    def __gt__(self, other):
+        return F.gt(self, other)
+
+    def __ge__(self, other):
+        return F.ge(self, other)
+
+    def __iadd__(self, other):
+        return F.add_(self, other)
+
+    def __isub__(self, other):
+        return F.sub_(self, other)
+
+    def __imul__(self, other):
+        return F.mul_(self, other)
+
+    def __itruediv__(self, other):
+        return F.div_(self, other)
+
+
+def _type_name(t):
+    return {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "bool": "bool",
+            "float16": "half"}.get(t.dtype.name, t.dtype.name)
+
+
+def wrap(array):
+    """A new leaf tensor around a numpy result (0-dim results arrive as numpy scalars)."""
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
+    t = object.__new__(Tensor)
+    t._data = array
+    t._grad_fn = None
+    t._requires_grad = False
+    t._vbox = [0]
+    t._output_nr = 0
+    return t
+
+
+# Methods that are exactly a function of _functions with the tensor first.
+for _name in F.TENSOR_METHODS:
+    setattr(Tensor, _name, getattr(F, _name))
+del _name

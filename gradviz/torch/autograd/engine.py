@@ -1,0 +1,312 @@
+"""The backward engine: iterative, never recursive.
+
+1. Walk the graph from the roots with an explicit stack, counting each node's incoming
+   edges (and, for autograd.grad, which nodes lead to a requested input at all).
+2. Run nodes from a ready-queue ordered like PyTorch's (newest node first), summing the
+   gradients that arrive for each node's outputs before it runs.
+3. Free each node's saved tensors right after it ran, unless retain_graph.
+"""
+import heapq
+import itertools
+
+import numpy as np
+
+from .. import _errors
+from .grad_mode import STATE
+from .graph import LISTENERS
+from .node import AccumulateGrad, FreedSlot, SavedScalar, SavedTensor, creation_site
+
+
+class _Anomaly:
+    enabled = False
+    check_nan = True
+
+
+ANOMALY = _Anomaly()
+_BACKWARD_CALLS = itertools.count(1)
+
+
+class BackwardCall:
+    """Which backward freed a graph's buffers: shown when a later pass trips over them."""
+    __slots__ = ("index", "site", "kind")
+
+    def __init__(self, kind):
+        self.index = next(_BACKWARD_CALLS)
+        self.site = creation_site(3)
+        self.kind = kind
+
+    def __repr__(self):
+        where = f" at {self.site[0]}:{self.site[1]}" if self.site else ""
+        return f"{self.kind} #{self.index}{where}"
+
+
+def run_backward(roots, root_grads, retain_graph, create_graph, capture=None, accumulate=True, kind="backward"):
+    """roots: edges (node, output_nr); root_grads: one Tensor per root.
+
+    capture: edges whose incoming gradient is returned (autograd.grad, backward(inputs=));
+    with accumulate=False nothing is written into .grad.
+    Returns the captured gradients (None where nothing arrived)."""
+    call = BackwardCall(kind)
+    prev_mode = STATE.enabled
+    STATE.enabled = bool(create_graph)
+    for listener in LISTENERS:
+        hook = getattr(listener, "on_backward", None)
+        if hook is not None:
+            hook("start", roots, call)
+    try:
+        return _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate, call)
+    finally:
+        STATE.enabled = prev_mode
+        for listener in LISTENERS:
+            hook = getattr(listener, "on_backward", None)
+            if hook is not None:
+                hook("end", roots, call)
+
+
+def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate, call):
+    deps, order = _dependencies(roots)
+    capture_at = {}
+    if capture is not None:
+        for i, (node, nr) in enumerate(capture):
+            if node is not None:
+                capture_at.setdefault(node, []).append((nr, i))
+        executable = _needed(order, capture_at, accumulate)
+        # Edges from nodes that will not run must not hold their targets back.
+        deps = {}
+        for node in order:
+            if node in executable:
+                for nxt, _ in node.next_functions:
+                    if nxt is not None:
+                        deps[nxt] = deps.get(nxt, 0) + 1
+    else:
+        executable = None
+    captured = [None] * (len(capture) if capture is not None else 0)
+
+    buffers = {}
+    for (node, nr), grad in zip(roots, root_grads):
+        if node is None:
+            continue
+        _add_to_buffer(buffers, node, nr, grad)
+    ready = []
+    tie = itertools.count()
+    for node in {n for n, _ in roots if n is not None}:
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
+
+    while ready:
+        node = heapq.heappop(ready)[2]
+        grads = buffers.pop(node, None)
+        if grads is None:
+            continue
+        grads = _run_tensor_pre_hooks(node, grads)
+        if node in capture_at:
+            for nr, i in capture_at[node]:
+                g = grads[nr]
+                if type(node) is AccumulateGrad:
+                    g = _run_leaf_hooks(node.variable, g)
+                captured[i] = g if captured[i] is None or g is None else captured[i] + g
+            if type(node) is AccumulateGrad or (executable is not None and node not in executable):
+                continue
+        elif executable is not None and node not in executable:
+            continue
+        outputs = _call(node, grads, create_graph, retain_graph)
+        if not retain_graph and type(node) is not AccumulateGrad:
+            node.release_saved(call)
+        for (nxt, nr), grad in zip(node.next_functions, outputs):
+            if nxt is None:
+                continue
+            if grad is not None:
+                _add_to_buffer(buffers, nxt, nr, grad)
+            remaining = deps[nxt] - 1
+            deps[nxt] = remaining
+            if remaining == 0:
+                heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
+    return captured
+
+
+def _add_to_buffer(buffers, node, nr, grad):
+    slots = buffers.get(node)
+    if slots is None:
+        slots = buffers[node] = [None] * _num_outputs(node)
+    prev = slots[nr]
+    slots[nr] = grad if prev is None else prev + grad
+
+
+def _num_outputs(node):
+    return max(len(node._output_meta), 1)
+
+
+def _dependencies(roots):
+    """Incoming-edge counts of every node reachable from the roots, and a topological order."""
+    deps = {}
+    seen = set()
+    order = []
+    stack = [n for n, _ in roots if n is not None]
+    for n in stack:
+        seen.add(n)
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps, order
+
+
+def _needed(order, capture_at, accumulate):
+    """Nodes that must run to reach a captured edge (PyTorch's exec_info)."""
+    children = {}
+    parents = {}
+    for node in order:
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                parents.setdefault(nxt, []).append(node)
+    needed = set()
+    stack = list(capture_at)
+    while stack:
+        node = stack.pop()
+        for parent in parents.get(node, ()):
+            if parent not in needed:
+                needed.add(parent)
+                stack.append(parent)
+    del children
+    return needed
+
+
+def _run_tensor_pre_hooks(node, grads):
+    hooks = node._tensor_pre_hooks
+    retain = node._retain_grad
+    pre = node._pre_hooks
+    if hooks is None and retain is None and pre is None:
+        return grads
+    grads = list(grads)
+    if hooks:
+        for nr, fns in hooks.items():
+            for fn in list(fns.values()):
+                if grads[nr] is None:
+                    break
+                out = fn(grads[nr])
+                if out is not None:
+                    grads[nr] = out
+    if retain:
+        for nr, ref in retain.items():
+            t = ref()
+            g = grads[nr]
+            if t is not None and g is not None:
+                t._grad = _fresh(g, create_graph=STATE.enabled) if t._grad is None else t._grad + g
+    if pre:
+        for fn in list(pre.values()):
+            out = fn(tuple(grads))
+            if out is not None:
+                grads = list(out)
+    return grads
+
+
+def _call(node, grads, create_graph, retain_graph):
+    if type(node) is AccumulateGrad:
+        accumulate_grad(node.variable, grads[0], create_graph)
+        outputs = ()
+    elif node._op is not None:
+        outputs = run_op_node(node, grads)
+    else:
+        outputs = node._backward(grads)
+    if ANOMALY.enabled and ANOMALY.check_nan:
+        for i, g in enumerate(outputs):
+            if g is not None and np.isnan(g._data).any():
+                raise _errors.anomaly_nan(node.name(), i)
+    post = node._post_hooks
+    if post:
+        for fn in list(post.values()):
+            out = fn(tuple(outputs), tuple(grads))
+            if out is not None:
+                outputs = list(out)
+    return outputs
+
+
+def unpack_saved(node):
+    values = {}
+    saved = node._saved
+    if saved:
+        for name, value in saved.items():
+            cls = type(value)
+            if cls is SavedTensor:
+                value = value.unpack(node)
+            elif cls is SavedScalar:
+                value = value.value
+            elif cls is FreedSlot:
+                raise _errors.freed(node=node, freed_by=node._freed_by)
+            values[name] = value
+    return values
+
+
+def run_op_node(node, grads):
+    """Apply an op-table node: each needed input's formula, then undo broadcasting."""
+    from .. import _functions as F
+    op = node._op
+    values = unpack_saved(node)
+    if op.multi_output:
+        grads = [g if g is not None else F.zeros(meta[0], dtype=F._dtypes.FROM_NUMPY[meta[1]])
+                 for g, meta in zip(grads, node._output_meta)]
+        grad = grads
+    else:
+        grad = grads[0]
+    outputs = []
+    needs = node._needs
+    for k, formula in enumerate(op.formulas):
+        if not needs[k]:
+            outputs.append(None)
+            continue
+        result = formula(grad, *[values[a] for a in op.formula_args[k]])
+        shape, dtype = node._input_meta[k]
+        if result._data.shape != shape:
+            result = F.sum_to_size(result, shape)
+        if result._data.dtype != dtype:
+            result = F.to_dtype(result, F._dtypes.FROM_NUMPY[dtype])
+        outputs.append(result)
+    return outputs
+
+
+def _fresh(grad, create_graph):
+    """A gradient safe to store in .grad: its own writable buffer unless it carries a graph."""
+    from .._tensor import Tensor
+    if create_graph and grad._requires_grad:
+        return grad
+    return Tensor._make(np.array(grad._data, copy=True))
+
+
+def _run_leaf_hooks(variable, grad):
+    hooks = variable._hooks
+    if hooks:
+        for fn in list(hooks.values()):
+            out = fn(grad)
+            if out is not None:
+                grad = out
+    return grad
+
+
+def accumulate_grad(variable, grad, create_graph):
+    grad = _run_leaf_hooks(variable, grad)
+    if grad._data.dtype != variable._data.dtype:
+        from .. import _functions as F
+        grad = F.to_dtype(grad, variable.dtype)
+    current = variable._grad
+    if current is None:
+        variable._grad = _fresh(grad, create_graph)
+    elif create_graph or STATE.enabled or current._requires_grad:
+        variable._grad = current + grad
+    else:
+        current._data += grad._data
+        current._vbox[0] += 1
+    post = variable._post_accumulate_hooks
+    if post:
+        for fn in list(post.values()):
+            fn(variable)
+
+
+def call_node(node, grads):
+    """node(*grads): PyTorch lets Python call a grad_fn directly."""
+    return tuple(_call(node, list(grads), STATE.enabled, True))

@@ -1,0 +1,111 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode.
+
+The state is one module-level object read on every op, so it stays a plain attribute.
+"""
+import functools
+
+
+class _State:
+    __slots__ = ("enabled", "inference")
+
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
+
+
+STATE = _State()
+
+
+def is_grad_enabled():
+    return STATE.enabled
+
+
+def is_inference_mode_enabled():
+    return STATE.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions (``@torch.no_grad()``)."""
+
+    def __call__(self, func):
+        if isinstance(func, type) or not callable(func):
+            raise TypeError(f"{type(self).__name__} can only decorate functions")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_DecoratorContextManager):
+    def __init__(self):
+        self.prev = None
+
+    def __enter__(self):
+        self.prev = STATE.enabled
+        STATE.enabled = False
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev
+        return False
+
+
+class enable_grad(_DecoratorContextManager):
+    def __init__(self):
+        self.prev = None
+
+    def __enter__(self):
+        self.prev = STATE.enabled
+        STATE.enabled = True
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev
+        return False
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets the mode at once (usable as a plain call), restores it on exit."""
+
+    def __init__(self, mode):
+        self.prev = STATE.enabled
+        self.mode = bool(mode)
+        STATE.enabled = self.mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev
+        return False
+
+    def __call__(self, func):
+        # As a decorator the mode set by __init__ is undone: it applies only inside func.
+        STATE.enabled = self.prev
+        return super().__call__(func)
+
+    def clone(self):
+        return set_grad_enabled(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
+        self.prev = None
+
+    def __enter__(self):
+        self.prev = (STATE.enabled, STATE.inference)
+        if self.mode:
+            STATE.enabled, STATE.inference = False, True
+        else:
+            STATE.inference = False
+
+    def __exit__(self, *exc):
+        STATE.enabled, STATE.inference = self.prev
+        return False
+
+    def clone(self):
+        return inference_mode(self.mode)

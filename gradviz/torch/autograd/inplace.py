@@ -1,0 +1,155 @@
+"""In-place ops: PyTorch's checks, version bumps, and history rewriting.
+
+An in-place op on a plain tensor gives it a new grad_fn whose ``self`` edge is the old
+one. On a view, the base's history is rewritten with CopySlices (the op's node applied
+to the viewed region of the base's gradient), and views of that base get an
+AsStridedBackward0 node on their next use, as in PyTorch.
+"""
+import numpy as np
+
+from .. import _errors, _ops
+from .grad_mode import STATE
+from .graph import record, edge_of
+from .node import Node
+
+
+def _check(self, grad_mode):
+    if self._inference and not STATE.inference:
+        raise _errors.inference_tensor_inplace()
+    if not grad_mode:
+        return
+    base = self._base
+    if base is None:
+        if self._requires_grad and self._grad_fn is None:
+            raise _errors.inplace_on_leaf()
+        return
+    if self._multi_output_view_of is not None:
+        raise _errors.multi_output_view_inplace(*self._multi_output_view_of)
+    if self._view_created_in_no_grad:
+        raise _errors.view_in_no_grad_inplace()
+    if base._requires_grad and base._grad_fn is None:
+        raise _errors.inplace_on_view_of_leaf()
+
+
+def apply_inplace(op, self, inputs, params):
+    from .._tensor import Tensor
+    grad_mode = STATE.enabled
+    _check(self, grad_mode)
+    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    needs_grad = grad_mode and any(
+        isinstance(inputs[i], Tensor) and inputs[i]._requires_grad for i in op.diff_positions)
+    base = self._base
+    tracks_base = grad_mode and base is not None and (base._requires_grad or needs_grad)
+    before = None
+    if needs_grad or tracks_base:
+        before = _snapshot_before(op, self)
+    out = op.forward(*arrays, **params)
+    if out.dtype != self._data.dtype and not np.can_cast(out.dtype, self._data.dtype, "same_kind"):
+        raise RuntimeError(f"result type {_type_word(out.dtype)} can't be cast to the desired output type "
+                           f"{_type_word(self._data.dtype)}")
+    if out is not self._data:
+        np.copyto(self._data, out, casting="unsafe")
+    self._vbox[0] += 1
+    if tracks_base:
+        _rewrite_base(op, self, base, (before,) + tuple(inputs[1:]), params)
+    elif needs_grad:
+        record(op, (before,) + tuple(inputs[1:]), params, (self,))
+    return self
+
+
+def _snapshot_before(op, self):
+    """The tensor as it was: its old edge, and its old values if the op's formulas read them."""
+    from .._tensor import Tensor
+    data = self._data
+    if "self" in op.saved_names:
+        data = data.copy()
+    before = Tensor._make(data, self._grad_fn, [0])
+    before._requires_grad = self._requires_grad
+    before._output_nr = self._output_nr
+    if self._base is not None:
+        before._grad_fn, before._output_nr = edge_of(self)
+        before._requires_grad = before._grad_fn is not None
+    return before
+
+
+def _type_word(dtype):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool",
+            "float16": "Half", "uint8": "Byte"}.get(dtype.name, dtype.name)
+
+
+class CopySlices(Node):
+    """Gradient of an in-place op on a view, seen from the base: the op's own node runs on
+    the viewed region of the base's gradient; the rest of the gradient passes through."""
+    __slots__ = ("fn", "view_chain", "base_shape")
+    __module__ = "builtins"
+
+    def release_saved(self, freed_by=None):
+        self.fn.release_saved(freed_by)
+        self._freed_by = freed_by
+
+    def saved_items(self):
+        return self.fn.saved_items()
+
+
+def _rewrite_base(op, view, base, inputs, params):
+    from .._tensor import Tensor
+    fn = op.node_class()
+    fn._op = op
+    # The op's node, built as if on a standalone tensor, to reuse its saved slots and formulas.
+    shadow = Tensor._make(view._data, None, view._vbox)
+    record(op, inputs, params, (shadow,), node=fn)
+    copy = CopySlices()
+    copy.fn = fn
+    copy.view_chain = view._view_chain
+    copy.base_shape = base._data.shape
+    copy.next_functions = (_base_edge(base),) + fn.next_functions[1:]
+    copy._needs = (copy.next_functions[0][0] is not None,) + fn._needs[1:]
+    copy._input_meta = ((base._data.shape, base._data.dtype),) + fn._input_meta[1:]
+    copy._output_meta = ((base._data.shape, base._data.dtype),)
+    copy._site = fn._site
+    base._grad_fn = copy
+    base._output_nr = 0
+    base._requires_grad = True
+    regenerate_view(view)
+    from .graph import LISTENERS
+    for listener in LISTENERS:
+        listener.on_node(copy, (base,) + tuple(inputs[1:]), (base,))
+
+
+def _base_edge(base):
+    if base._grad_fn is not None:
+        return (base._grad_fn, base._output_nr)
+    if base._requires_grad:
+        return edge_of(base)
+    return (None, 0)
+
+
+def regenerate_view(view):
+    """Give a view whose base changed history an AsStridedBackward0 node on the base."""
+    base = view._base
+    view._view_version = view._vbox[0]
+    if not base._requires_grad:
+        return
+    node = _ops.as_strided.node_class()
+    node._op = _ops.as_strided
+    record(_ops.as_strided, (base,), {"chain": view._view_chain, "self_sym_sizes": base._data.shape}, (view,),
+           node=node)
+
+
+def setitem(self, index, value):
+    from .. import _functions as F
+    from .._tensor import Tensor
+    if not isinstance(index, tuple):
+        index = (index,)
+    if any(F._is_advanced(i) for i in index):
+        np_index = tuple(i._data if isinstance(i, Tensor) else (np.asarray(i) if isinstance(i, list) else i)
+                         for i in index)
+        if not isinstance(value, Tensor):
+            value = F.scalar_tensor(value, self.dtype)
+        apply_inplace(_ops.index_put, self, (self, value), {"indices": np_index})
+        return
+    target = F.getitem(self, index if len(index) > 1 else index[0])
+    if isinstance(value, Tensor):
+        F.copy_(target, value)
+    else:
+        F.fill_(target, value)

@@ -1,0 +1,249 @@
+"""Graph nodes (grad_fn objects), AccumulateGrad, and saved tensors.
+
+A node holds no reference to the tensors it produced: outputs are saved as data plus
+version counter, so refcounting alone frees a graph (no cycles for the GC to walk).
+"""
+import itertools
+import sys
+import os
+
+from .. import _errors
+
+_SEQUENCE = itertools.count()
+_ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_GRADVIZ_DIR = os.path.dirname(_ENGINE_DIR)
+
+
+def next_sequence_nr():
+    return next(_SEQUENCE)
+
+
+def creation_site(depth=2):
+    """(filename, line) of the innermost caller outside gradviz's engine."""
+    frame = sys._getframe(depth)
+    while frame is not None and frame.f_code.co_filename.startswith(_GRADVIZ_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return (frame.f_code.co_filename, frame.f_lineno)
+
+
+class FreedSlot:
+    """Marks a saved tensor released after backward; reading it raises PyTorch's error."""
+    __slots__ = ("shape", "dtype", "saved_version")
+
+    def __init__(self, shape, dtype, saved_version):
+        self.shape, self.dtype, self.saved_version = shape, dtype, saved_version
+
+    def __repr__(self):
+        return "<freed>"
+
+
+class SavedTensor:
+    """One saved slot: the tensor (for inputs) or its data (for outputs), and the version
+    of its storage when it was saved, checked when backward unpacks it."""
+    __slots__ = ("tensor", "data", "vbox", "version", "output_nr", "grad_fn", "requires_grad", "is_output")
+
+    def __init__(self, tensor, is_output, owner=None):
+        self.vbox = tensor._vbox
+        self.version = tensor._vbox[0]
+        self.is_output = is_output
+        self.requires_grad = tensor._requires_grad
+        self.output_nr = tensor._output_nr
+        if is_output:
+            # Keeping the output tensor would make output -> node -> output a cycle.
+            self.tensor = None
+            self.data = tensor._data
+            self.grad_fn = None
+        else:
+            self.tensor = tensor
+            self.data = tensor._data
+            self.grad_fn = tensor._grad_fn
+
+    @property
+    def shape(self):
+        return self.data.shape
+
+    def unpack(self, owner):
+        from .._tensor import Tensor
+        if self.vbox[0] != self.version:
+            grad_fn = owner if self.is_output else self.grad_fn
+            output_of = None
+            if grad_fn is not None:
+                output_of = (_forward_name(grad_fn.name()), self.output_nr)
+            from .. import _dtypes
+            raise _errors.version_mismatch(
+                _dtypes.FROM_NUMPY[self.data.dtype], self.data.shape, output_of, self.version, self.vbox[0],
+                node=owner, saved_version=self.version, current_version=self.vbox[0])
+        if not self.is_output:
+            return self.tensor
+        t = Tensor._make(self.data, owner if self.requires_grad else None, self.vbox)
+        t._output_nr = self.output_nr
+        return t
+
+    def freed(self):
+        return FreedSlot(self.data.shape, self.data.dtype, self.version)
+
+
+def _forward_name(node_name):
+    """'SigmoidBackward0' -> 'Sigmoid', the name PyTorch's version errors use."""
+    i = node_name.rfind("Backward")
+    return node_name[:i] if i > 0 else node_name
+
+
+class SavedScalar:
+    """A Python number an op saved (PyTorch wraps it as a 0-dim tensor); freed like a tensor."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def unpack(self, owner):
+        return self.value
+
+    def as_tensor(self):
+        from .. import _functions
+        return _functions.scalar_tensor(self.value)
+
+    def freed(self):
+        import numpy as np
+        return FreedSlot((), np.asarray(self.value).dtype, 0)
+
+
+class Node:
+    """Base of every grad_fn. Subclasses are made per op (MulBackward0, ...) by the op table."""
+    __slots__ = ("next_functions", "_sequence_nr", "_saved", "_needs", "_input_meta", "_site",
+                 "_tensor_pre_hooks", "_retain_grad", "_pre_hooks", "_post_hooks", "_metadata", "_freed_by",
+                 "_output_meta", "_op", "__weakref__", "__dict__")
+    def __init__(self):
+        self._sequence_nr = next(_SEQUENCE)
+        self.next_functions = ()
+        self._saved = None
+        self._needs = ()
+        self._input_meta = ()
+        self._output_meta = ()
+        self._site = None
+        self._tensor_pre_hooks = None
+        self._retain_grad = None
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._metadata = None
+        self._freed_by = None
+        self._op = None
+
+    # -- PyTorch's public node API -------------------------------------------------
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) runs after this node computed its gradients."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return _add_hook(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) runs before this node; it may return replacement gradients."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return _add_hook(self._pre_hooks, fn)
+
+    def _sequence_number(self):
+        return self._sequence_nr
+
+    def __getattr__(self, attr):
+        # _saved_self, _saved_other, _saved_result, _saved_dim, ... as PyTorch's nodes expose them.
+        if attr.startswith("_saved_"):
+            saved = object.__getattribute__(self, "_saved")
+            key = attr[len("_saved_"):]
+            if saved is not None and key in saved:
+                value = saved[key]
+                if isinstance(value, SavedTensor):
+                    return value.unpack(self)
+                if isinstance(value, SavedScalar):
+                    return value.as_tensor()
+                if isinstance(value, FreedSlot):
+                    raise _errors.freed(node=self, freed_by=self._freed_by)
+                return value
+            op = object.__getattribute__(self, "_op")
+            if op is not None and key in op.saved_names:
+                return None
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def _add_tensor_hook(self, output_nr, fn):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        return _add_hook(self._tensor_pre_hooks.setdefault(output_nr, {}), fn)
+
+    def _retain_grad_for(self, tensor):
+        import weakref
+        if self._retain_grad is None:
+            self._retain_grad = {}
+        self._retain_grad[tensor._output_nr] = weakref.ref(tensor)
+
+    def __call__(self, *grads):
+        from . import engine
+        return engine.call_node(self, grads)
+
+    # -- engine side ---------------------------------------------------------------
+    def saved_items(self):
+        """[(name, SavedTensor | FreedSlot | plain value)] for inspection."""
+        return list((self._saved or {}).items())
+
+    def release_saved(self, freed_by=None):
+        saved = self._saved
+        if not saved:
+            return
+        for key, value in saved.items():
+            if isinstance(value, (SavedTensor, SavedScalar)):
+                saved[key] = value.freed()
+        self._freed_by = freed_by
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf: adds the incoming gradient into ``variable.grad``."""
+    __slots__ = ("variable",)
+    __module__ = "builtins"  # PyTorch's node types print without a module
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        # PyTorch runs accumulation as soon as it is ready.
+        self._sequence_nr = sys.maxsize
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+
+class RemovableHandle:
+    __slots__ = ("hooks", "key")
+
+    def __init__(self, hooks, key):
+        self.hooks, self.key = hooks, key
+
+    def remove(self):
+        self.hooks.pop(self.key, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+_HOOK_IDS = itertools.count()
+
+
+def _add_hook(hooks, fn):
+    key = next(_HOOK_IDS)
+    hooks[key] = fn
+    return RemovableHandle(hooks, key)
+
+
+def add_hook(hooks, fn):
+    return _add_hook(hooks, fn)
