@@ -528,11 +528,44 @@ def abs(input):
 absolute = abs
 
 
-def sgn(input):
-    return _new_leaf(np.sign(input._data))
+def _unary(op):
+    def fn(input):
+        return apply(op, (input,), {})
+    fn.__name__ = op.node_name
+    return fn
 
 
-sign = sgn
+sign = sgn = _unary(_ops.sign)
+log1p, expm1, rsqrt = _unary(_ops.log1p), _unary(_ops.expm1), _unary(_ops.rsqrt)
+floor, ceil, trunc, frac = _unary(_ops.floor), _unary(_ops.ceil), _unary(_ops.trunc), _unary(_ops.frac)
+fix = trunc
+tan, asin, acos, atan = _unary(_ops.tan), _unary(_ops.asin), _unary(_ops.acos), _unary(_ops.atan)
+arcsin, arccos, arctan = asin, acos, atan
+sinh, cosh, log2, log10, erf = (_unary(_ops.sinh), _unary(_ops.cosh), _unary(_ops.log2), _unary(_ops.log10),
+                                _unary(_ops.erf))
+
+
+def round(input, *, decimals=0):
+    if decimals:
+        return apply(_ops.round_decimals, (input,), {"decimals": decimals})
+    return apply(_ops.round, (input,), {})
+
+
+def square(input):
+    return pow(input, 2)
+
+
+def atan2(input, other):
+    return apply(_ops.atan2, (input, _other(other)), {})
+
+
+arctan2 = atan2
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    info = np.finfo(input._data.dtype)
+    return apply(_ops.nan_to_num, (input,), {"nan": nan, "posinf": info.max if posinf is None else posinf,
+                                             "neginf": info.min if neginf is None else neginf})
 
 
 def clamp(input, min=None, max=None):
@@ -849,6 +882,128 @@ def masked_fill(input, mask, value):
         value = value.item()
     mask = mask._data if isinstance(mask, _tensor.Tensor) else mask
     return apply(_ops.masked_fill, (input,), {"mask": mask, "value": value})
+
+
+def _reduce_dims(input, dim):
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return None
+    return _dims(dim, input._data.ndim)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    ord = 2.0 if p in ("fro", None) else (_float(p) if not isinstance(p, str) else p)
+    if isinstance(ord, str):
+        raise RuntimeError(f"norm(): unsupported norm type {p}")
+    return apply(_ops.norm, (input,), {"ord": ord, "dim": _reduce_dims(input, dim), "keepdim": keepdim})
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    return apply(_ops.norm, (x,), {"ord": _float(ord), "dim": _reduce_dims(x, dim), "keepdim": keepdim})
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, _bool):
+        unbiased, dim = dim, None
+    return apply(_ops.var, (input,), {"dim": _reduce_dims(input, dim), "correction": _correction(unbiased, correction),
+                                      "keepdim": keepdim})
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, _bool):
+        unbiased, dim = dim, None
+    return apply(_ops.std, (input,), {"dim": _reduce_dims(input, dim), "correction": _correction(unbiased, correction),
+                                      "keepdim": keepdim})
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = to_dtype(input, _resolve_dtype(dtype))
+    if dim is None:
+        return apply(_ops.prod_all, (input,), {})
+    return apply(_ops.prod_dim, (input,), {"dim": wrap_dim(dim, input._data.ndim), "keepdim": keepdim})
+
+
+def cumsum(input, dim, *, dtype=None):
+    if dtype is not None:
+        input = to_dtype(input, _resolve_dtype(dtype))
+    return apply(_ops.cumsum, (input,), {"dim": wrap_dim(dim, input._data.ndim)})
+
+
+def logsumexp(input, dim, keepdim=False):
+    return apply(_ops.logsumexp, (input,), {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim})
+
+
+def amax(input, dim=(), keepdim=False):
+    return apply(_ops.amax, (input,), {"dim": _reduce_dims(input, dim) or tuple(range(input._data.ndim)),
+                                       "keepdim": keepdim})
+
+
+def amin(input, dim=(), keepdim=False):
+    return apply(_ops.amin, (input,), {"dim": _reduce_dims(input, dim) or tuple(range(input._data.ndim)),
+                                       "keepdim": keepdim})
+
+
+# ----- formula helpers for the reductions above (engine ops, so double backward works) ---
+def unsqueeze_dims(t, dims):
+    for d in sorted(dims):
+        t = unsqueeze(t, d)
+    return t
+
+
+def _keep(t, dim, keepdim):
+    if keepdim or dim is None:
+        return t
+    return unsqueeze_dims(t, dim)
+
+
+def norm_backward(grad, self, ord, dim, keepdim, result):
+    grad, result = _keep(grad, dim, keepdim), _keep(result, dim, keepdim)
+    if ord == 0:
+        return zeros_like(self)
+    if ord == 1:
+        return grad * sgn(self)
+    if ord == 2:
+        return where(result == 0, 0.0, grad * self / result)
+    if ord in (_float("inf"), _float("-inf")):
+        mask = (abs(self) == result)
+        return grad * sgn(self) * mask / sum(mask, dim, keepdim=True)
+    scale = self * abs(self).pow(ord - 2) / result.pow(ord - 1)
+    return where(result == 0, 0.0, grad * scale)
+
+
+def var_backward(grad, self, dim, correction, keepdim):
+    n = self._data.size if dim is None else _int(np.prod([self._data.shape[d] for d in dim]))
+    grad = _keep(grad, dim, keepdim)
+    centred = self - (mean(self) if dim is None else mean(self, dim, keepdim=True))
+    return grad * centred * (2.0 / _max(n - correction, 0))
+
+
+def prod_others(self, dim, result):
+    """d prod / d x_i: the product of every other element (exact where zeros occur)."""
+    data = self._data
+    if not (data == 0).any():
+        return result / self
+    axis = None if dim is None else dim
+    flat = data if axis is not None else data.reshape(-1)
+    ax = 0 if axis is None else axis
+    moved = np.moveaxis(flat, ax, -1)
+    before = np.cumprod(np.concatenate([np.ones(moved.shape[:-1] + (1,), moved.dtype), moved[..., :-1]], -1), -1)
+    after = np.flip(np.cumprod(np.concatenate([np.ones(moved.shape[:-1] + (1,), moved.dtype),
+                                               np.flip(moved, -1)[..., :-1]], -1), -1), -1)
+    others = np.moveaxis(before * after, -1, ax).reshape(data.shape)
+    return _new_leaf(others)
+
+
+def spread_to_ties(grad, self, dim, keepdim, result):
+    grad, result = _keep(grad, dim, keepdim), _keep(result, dim, keepdim)
+    mask = (self == result)
+    return grad * mask / sum(mask, dim, keepdim=True)
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -1173,7 +1328,181 @@ def setitem(self, index, value):
 
 def unbind(self, dim=0):
     d = wrap_dim(dim, self._data.ndim)
-    return tuple(select(self, d, i) for i in range(self._data.shape[d]))
+    return _multi_view(_ops.unbind, self, {"dim": d}, "Unbind")
+
+
+def _multi_view(op, self, params, name):
+    outs = apply(op, (self,), params)
+    for i, o in enumerate(outs):
+        o._multi_output_view_of = (i, name)
+    return outs
+
+
+def split(self, split_size_or_sections, dim=0):
+    d = wrap_dim(dim, self._data.ndim)
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = tuple(_int(s) for s in split_size_or_sections)
+        if _sum(sizes) != self._data.shape[d]:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {self._data.shape[d]} (input "
+                               f"tensor's size at dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
+        return _multi_view(_ops.split_with_sizes, self, {"split_sizes": sizes, "dim": d,
+                                                          "self_sym_sizes": self._data.shape}, "SplitWithSizes")
+    return _multi_view(_ops.split, self, {"split_size": _int(split_size_or_sections), "dim": d,
+                                          "self_sym_sizes": self._data.shape}, "Split")
+
+
+def chunk(self, chunks, dim=0):
+    d = wrap_dim(dim, self._data.ndim)
+    size = self._data.shape[d]
+    return split(self, -(-size // chunks) if size else 1, d)
+
+
+def tensor_split(self, sections, dim=0):
+    d = wrap_dim(dim, self._data.ndim)
+    size = self._data.shape[d]
+    if isinstance(sections, _int):
+        base, extra = divmod(size, sections)
+        sizes = [base + 1] * extra + [base] * (sections - extra)
+    else:
+        bounds = [0] + list(sections) + [size]
+        sizes = [b - a for a, b in zip(bounds, bounds[1:])]
+    return split(self, sizes, d)
+
+
+def cat(tensors, dim=0, *, out=None):
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    # PyTorch skips legacy empty 1-D tensors when concatenating.
+    tensors = tuple(t for t in tensors if t._data.shape != (0,)) or tensors[:1]
+    d = wrap_dim(dim, tensors[0]._data.ndim)
+    ref = tensors[0]._data.shape
+    for i, t in enumerate(tensors[1:], 1):
+        shape = t._data.shape
+        if len(shape) != len(ref):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {len(shape)}")
+        for k, (a, b) in enumerate(zip(ref, shape)):
+            if k != d and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {a} but got "
+                                   f"size {b} for tensor number {i} in the list.")
+    return apply(_ops.cat, tensors, {"dim": d, "sizes": tuple(t._data.shape[d] for t in tensors)})
+
+
+concat = concatenate = cat
+
+
+def cat_backward(grad, sizes, dim):
+    out, start = [], 0
+    for size in sizes:
+        out.append(narrow(grad, dim, start, size))
+        start += size
+    return out
+
+
+def stack(tensors, dim=0, *, out=None):
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tensors[0]._data.shape
+    for i, t in enumerate(tensors[1:], 1):
+        if t._data.shape != ref:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got [{', '.join(map(str, ref))}] at "
+                               f"entry 0 and [{', '.join(map(str, t._data.shape))}] at entry {i}")
+    return apply(_ops.stack, tensors, {"dim": wrap_dim(dim, len(ref) + 1)})
+
+
+def repeat(self, *repeats):
+    repeats = _shape_args(repeats)
+    if len(repeats) < self._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    return apply(_ops.repeat, (self,), {"repeats": repeats, "self_sym_sizes": self._data.shape})
+
+
+def repeat_backward(grad, repeats, sizes):
+    padded = (1,) * (len(repeats) - len(sizes)) + tuple(sizes)
+    split_shape = []
+    for r, s in zip(repeats, padded):
+        split_shape += [r, s]
+    summed = sum(reshape(grad, split_shape), tuple(range(0, 2 * len(repeats), 2)))
+    return reshape(summed, sizes)
+
+
+def flip(input, dims):
+    dims = (dims,) if isinstance(dims, _int) else tuple(dims)
+    return apply(_ops.flip, (input,), {"dims": tuple(wrap_dim(d, input._data.ndim) for d in dims)})
+
+
+def roll(input, shifts, dims=None):
+    if dims is None:
+        return view(roll(flatten(input), shifts, 0), input._data.shape)
+    shifts = (shifts,) if isinstance(shifts, _int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, _int) else tuple(dims)
+    return apply(_ops.roll, (input,), {"shifts": shifts, "dims": dims})
+
+
+def tril(input, diagonal=0):
+    return apply(_ops.tril, (input,), {"diagonal": diagonal})
+
+
+def triu(input, diagonal=0):
+    return apply(_ops.triu, (input,), {"diagonal": diagonal})
+
+
+def index_select(input, dim, index):
+    d = wrap_dim(dim, input._data.ndim)
+    return apply(_ops.index_select, (input,), {"dim": d, "index": index._data, "self_sym_sizes": input._data.shape})
+
+
+SortResult, TopkResult = _return_type("sort"), _return_type("topk")
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    d = wrap_dim(dim, input._data.ndim)
+    values, indices = apply(_ops.sort, (input,), {"dim": d, "descending": descending,
+                                                  "self_sym_sizes": input._data.shape})
+    return SortResult(values, indices)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return sort(input, dim, descending)[1]
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    d = wrap_dim(dim, input._data.ndim)
+    values, indices = apply(_ops.topk, (input,), {"k": k, "dim": d, "largest": largest,
+                                                  "self_sym_sizes": input._data.shape})
+    return TopkResult(values, indices)
+
+
+def outer(input, vec2):
+    return mul(unsqueeze(input, 1), vec2)
+
+
+ger = outer
+
+
+def trace(input):
+    return apply(_ops.trace, (input,), {"self_sym_sizes": input._data.shape})
+
+
+def lerp(input, end, weight):
+    return apply(_ops.lerp, (input, end), {"weight": weight})
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    return apply(_ops.addcmul, (input, tensor1, tensor2), {"value": value})
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    return apply(_ops.addcdiv, (input, tensor1, tensor2), {"value": value})
+
+
+def movedim(input, source, destination):
+    order = list(np.moveaxis(np.arange(input._data.ndim), source, destination))
+    return permute(input, *[_int(i) for i in order])
+
+
+moveaxis = movedim
 
 
 # =======================================================================================
@@ -1300,6 +1629,10 @@ TENSOR_METHODS = (
     "relu_", "sigmoid_", "tanh_", "neg_", "pow_", "sqrt_", "new_zeros", "new_ones", "new_empty", "new_full",
     "new_tensor", "subtract", "multiply", "true_divide", "divide", "negative", "absolute", "floor_divide",
     "remainder", "fmod", "logical_not", "bitwise_not", "greater", "greater_equal", "less", "less_equal", "not_equal",
-    "sum_to_size", "gather", "masked_fill",
+    "sum_to_size", "gather", "masked_fill", "log1p", "expm1", "rsqrt", "floor", "ceil", "trunc", "fix", "frac",
+    "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "log2", "log10", "erf", "round",
+    "square", "atan2", "arctan2", "nan_to_num", "norm", "var", "std", "prod", "cumsum", "logsumexp", "amax", "amin",
+    "split", "chunk", "tensor_split", "repeat", "flip", "roll", "tril", "triu", "index_select", "movedim",
+    "moveaxis", "sort", "argsort", "topk", "outer", "ger", "trace", "lerp", "addcmul", "addcdiv", "cumsum",
 )
 _tensor_T = property(T)

@@ -138,3 +138,64 @@ def index_mask(shape, indices):
     mask = np.zeros(shape, dtype=np.bool_)
     mask[indices] = True
     return mask
+
+
+def rsqrt_array(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (1 / np.sqrt(x)).astype(x.dtype, copy=False)
+
+
+def erf_array(x):
+    import math
+    return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
+
+
+def vector_norm(x, ord, dim, keepdim):
+    a = np.abs(x)
+    if ord == float("inf"):
+        out = a.max(axis=dim, keepdims=keepdim)
+    elif ord == float("-inf"):
+        out = a.min(axis=dim, keepdims=keepdim)
+    elif ord == 0:
+        out = (a != 0).sum(axis=dim, keepdims=keepdim).astype(x.dtype)
+    elif ord == 1:
+        out = a.sum(axis=dim, keepdims=keepdim)
+    elif ord == 2:
+        out = np.sqrt((a * a).sum(axis=dim, keepdims=keepdim))
+    else:
+        out = (a ** ord).sum(axis=dim, keepdims=keepdim) ** (1.0 / ord)
+    return np.asarray(out, dtype=x.dtype)
+
+
+def var_array(x, dim, correction, keepdim):
+    n = x.size if dim is None else int(np.prod([x.shape[d] for d in dim]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.var(x, axis=dim, keepdims=keepdim, dtype=x.dtype) * (n / max(n - correction, 0)),
+                          dtype=x.dtype)
+
+
+def logsumexp_array(x, dim, keepdim):
+    m = np.amax(x, axis=dim, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(x - m), axis=dim, keepdims=True)) + m
+    return out if keepdim else np.squeeze(out, axis=dim)
+
+
+def split_array(x, split, dim):
+    size = x.shape[dim]
+    if isinstance(split, int):
+        bounds = list(range(split, size, split)) if split > 0 else []
+    else:
+        bounds = list(np.cumsum(split)[:-1])
+    return tuple(np.split(x, bounds, axis=dim))
+
+
+def sort_array(x, dim, descending):
+    idx = np.argsort(-x if descending else x, axis=dim, kind="stable")
+    return np.take_along_axis(x, idx, axis=dim), idx.astype(np.int64)
+
+
+def topk_array(x, k, dim, largest):
+    values, idx = sort_array(x, dim, largest)
+    sl = (slice(None),) * dim + (slice(0, k),)
+    return values[sl].copy(), idx[sl].copy()

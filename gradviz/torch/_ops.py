@@ -29,11 +29,14 @@ def node_class(name):
 
 class Op:
     __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
-                 "saved_names", "view", "promotes", "multi_output")
+                 "saved_names", "view", "promotes", "multi_output", "variadic")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, multi_output=False, **formulas):
         code = forward.__code__
-        inputs = code.co_varnames[:code.co_argcount]
+        # A forward taking *tensors (cat, stack) has one formula returning every input's gradient.
+        self.variadic = bool(code.co_flags & 0x04)
+        inputs = code.co_varnames[:code.co_argcount] + ((code.co_varnames[code.co_argcount + code.co_kwonlyargcount],)
+                                                        if self.variadic else ())
         self.node_name = node_name
         self.node_class = node_class(node_name)
         self.forward = forward
@@ -42,6 +45,8 @@ class Op:
         self.formulas = tuple(formulas.values())
         self.formula_args = tuple(f.__code__.co_varnames[1:f.__code__.co_argcount] for f in self.formulas)
         options = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+        if self.variadic:
+            self.input_index = {}
         self.saved_names = frozenset(a for args in self.formula_args for a in args) | frozenset(options)
         self.view = view
         self.promotes = promotes
@@ -207,7 +212,8 @@ squeeze_dim = Op("SqueezeBackward1", lambda self, *, dim, self_sym_sizes: (
     self=lambda grad, dim, self_sym_sizes: grad.unsqueeze(dim) if self_sym_sizes[dim] == 1 else grad)
 expand = Op("ExpandBackward0", lambda self, *, size, self_sym_sizes: np.broadcast_to(self, size), view=True,
             self=lambda grad, self_sym_sizes: F.sum_to_size(grad, self_sym_sizes))
-select = Op("SelectBackward0", lambda self, *, dim, index, self_sym_sizes: self[(slice(None),) * dim + (index,)],
+# The trailing Ellipsis keeps numpy returning a (0-d) view rather than a scalar copy.
+select = Op("SelectBackward0", lambda self, *, dim, index, self_sym_sizes: self[(slice(None),) * dim + (index, Ellipsis)],
             view=True,
             self=lambda grad, dim, index, self_sym_sizes: F.embed_in_zeros(
                 grad, self_sym_sizes, (slice(None),) * dim + (index,)))
@@ -236,7 +242,7 @@ maximum = Op("MaximumBackward0", lambda self, other: np.maximum(self, other), pr
 minimum = Op("MinimumBackward0", lambda self, other: np.minimum(self, other), promotes=True,
              self=lambda grad, self, other: F.where(self == other, grad / 2, grad).masked_fill(self > other, 0.0),
              other=lambda grad, self, other: F.where(self == other, grad / 2, grad).masked_fill(self < other, 0.0))
-gather = Op("GatherBackward0", lambda self, *, dim, index: np.take_along_axis(self, index, axis=dim),
+gather = Op("GatherBackward0", lambda self, *, dim, index, self_sym_sizes: np.take_along_axis(self, index, axis=dim),
             self=lambda grad, self_sym_sizes, dim, index: F.scatter_into_zeros(grad, self_sym_sizes, dim, index))
 scatter_zeros = Op("ScatterBackward0", lambda grad, *, sizes, dim, index: K.scatter_dim_into_zeros(grad, sizes, dim, index),
                    grad=lambda grad, dim, index: F.gather(grad, dim, F.from_numpy(index)))
@@ -265,3 +271,110 @@ as_strided_scatter = Op("AsStridedScatterBackward0",
 index_put = Op("IndexPutBackward0", lambda self, values, *, indices: K.index_put_array(self, values, indices),
                self=lambda grad, indices: F.masked_fill(grad, K.index_mask(grad.shape, indices), 0.0),
                values=lambda grad, indices: grad[indices])
+
+# ---------------------------------------------------------------------------------------
+# more elementwise math (issue 3): rounding ops have zero gradient, as in PyTorch
+_zero_grad = lambda grad: F.zeros_like(grad)  # noqa: E731
+log1p = Op("Log1PBackward0", lambda self: np.log1p(self), self=lambda grad, self: grad / (self + 1))
+expm1 = Op("Expm1Backward0", lambda self: np.expm1(self), self=lambda grad, result: grad * (result + 1))
+rsqrt = Op("RsqrtBackward0", lambda self: K.rsqrt_array(self), self=lambda grad, result: grad * (result.pow(3) * -0.5))
+floor = Op("FloorBackward0", lambda self: np.floor(self), self=_zero_grad)
+ceil = Op("CeilBackward0", lambda self: np.ceil(self), self=_zero_grad)
+round = Op("RoundBackward0", lambda self: np.round(self), self=_zero_grad)  # noqa: A001
+round_decimals = Op("RoundBackward1", lambda self, *, decimals: np.round(self, decimals), self=_zero_grad)
+trunc = Op("TruncBackward0", lambda self: np.trunc(self), self=_zero_grad)
+sign = Op("SignBackward0", lambda self: np.sign(self), self=_zero_grad)
+frac = Op("FracBackward0", lambda self: self - np.trunc(self), self=lambda grad: grad)
+tan = Op("TanBackward0", lambda self: np.tan(self), self=lambda grad, result: grad * (1 + result * result))
+asin = Op("AsinBackward0", lambda self: np.arcsin(self), self=lambda grad, self: grad * (1 - self * self).rsqrt())
+acos = Op("AcosBackward0", lambda self: np.arccos(self), self=lambda grad, self: -grad * (1 - self * self).rsqrt())
+atan = Op("AtanBackward0", lambda self: np.arctan(self), self=lambda grad, self: grad / (1 + self * self))
+sinh = Op("SinhBackward0", lambda self: np.sinh(self), self=lambda grad, self: grad * self.cosh())
+cosh = Op("CoshBackward0", lambda self: np.cosh(self), self=lambda grad, self: grad * self.sinh())
+log2 = Op("Log2Backward0", lambda self: np.log2(self), self=lambda grad, self: grad / (self * 0.6931471805599453))
+log10 = Op("Log10Backward0", lambda self: np.log10(self), self=lambda grad, self: grad / (self * 2.302585092994046))
+erf = Op("ErfBackward0", lambda self: K.erf_array(self),
+         self=lambda grad, self: grad * ((-self * self).exp() * 1.1283791670955126))
+atan2 = Op("Atan2Backward0", lambda self, other: np.arctan2(self, other), promotes=True,
+           self=lambda grad, self, other: grad * other / (self * self + other * other),
+           other=lambda grad, self, other: grad * -self / (self * self + other * other))
+nan_to_num = Op("NanToNumBackward0", lambda self, *, nan, posinf, neginf: np.nan_to_num(
+    self, nan=nan, posinf=posinf, neginf=neginf), self=lambda grad, self: grad * self.isfinite())
+
+# ---------------------------------------------------------------------------------------
+# more reductions
+norm = Op("LinalgVectorNormBackward0",
+          lambda self, *, ord, dim, keepdim: K.vector_norm(self, ord, dim, keepdim),
+          self=lambda grad, self, ord, dim, keepdim, result: F.norm_backward(grad, self, ord, dim, keepdim, result))
+var = Op("VarBackward0", lambda self, *, dim, correction, keepdim: K.var_array(self, dim, correction, keepdim),
+         self=lambda grad, self, dim, correction, keepdim: F.var_backward(grad, self, dim, correction, keepdim))
+std = Op("StdBackward0",
+         lambda self, *, dim, correction, keepdim: np.sqrt(K.var_array(self, dim, correction, keepdim)),
+         self=lambda grad, self, dim, correction, keepdim, result: F.var_backward(
+             F.where(result == 0, 0.0, grad / (result * 2)), self, dim, correction, keepdim))
+prod_all = Op("ProdBackward0", lambda self: np.asarray(self.prod(dtype=K.sum_dtype(self))),
+              self=lambda grad, self, result: grad * F.prod_others(self, None, result))
+prod_dim = Op("ProdBackward1", lambda self, *, dim, keepdim: self.prod(axis=dim, keepdims=keepdim,
+                                                                       dtype=K.sum_dtype(self)),
+              self=lambda grad, self, dim, keepdim, result: (grad if keepdim else grad.unsqueeze(dim))
+              * F.prod_others(self, dim, result if keepdim else result.unsqueeze(dim)))
+cumsum = Op("CumsumBackward0", lambda self, *, dim: np.cumsum(self, axis=dim, dtype=K.sum_dtype(self)),
+            self=lambda grad, dim: grad.flip(dim).cumsum(dim).flip(dim))
+logsumexp = Op("LogsumexpBackward0", lambda self, *, dim, keepdim: K.logsumexp_array(self, dim, keepdim),
+               self=lambda grad, self, dim, keepdim, result: (grad if keepdim else F.unsqueeze_dims(grad, dim))
+               * (self - (result if keepdim else F.unsqueeze_dims(result, dim))).exp())
+amax = Op("AmaxBackward0", lambda self, *, dim, keepdim: np.amax(self, axis=dim, keepdims=keepdim),
+          self=lambda grad, self, dim, keepdim, result: F.spread_to_ties(grad, self, dim, keepdim, result))
+amin = Op("AminBackward0", lambda self, *, dim, keepdim: np.amin(self, axis=dim, keepdims=keepdim),
+          self=lambda grad, self, dim, keepdim, result: F.spread_to_ties(grad, self, dim, keepdim, result))
+
+# ---------------------------------------------------------------------------------------
+# joining and splitting
+cat = Op("CatBackward0", lambda *tensors, dim, sizes: np.concatenate(tensors, axis=dim),
+         tensors=lambda grad, dim, sizes: F.cat_backward(grad, sizes, dim))
+stack = Op("StackBackward0", lambda *tensors, dim: np.stack(tensors, axis=dim),
+           tensors=lambda grad, dim: grad.unbind(dim))
+split = Op("SplitBackward0", lambda self, *, split_size, dim, self_sym_sizes: K.split_array(self, split_size, dim),
+           view=True, multi_output=True,
+           self=lambda grads, dim: F.cat(grads, dim))
+split_with_sizes = Op("SplitWithSizesBackward0",
+                      lambda self, *, split_sizes, dim, self_sym_sizes: K.split_array(self, split_sizes, dim),
+                      view=True, multi_output=True,
+                      self=lambda grads, dim: F.cat(grads, dim))
+unbind = Op("UnbindBackward0", lambda self, *, dim: tuple(np.moveaxis(self, dim, 0)), view=True, multi_output=True,
+            self=lambda grads, dim: F.stack(grads, dim))
+repeat = Op("RepeatBackward0", lambda self, *, repeats, self_sym_sizes: np.tile(self, repeats),
+            self=lambda grad, repeats, self_sym_sizes: F.repeat_backward(grad, repeats, self_sym_sizes))
+flip = Op("FlipBackward0", lambda self, *, dims: np.flip(self, dims).copy(), self=lambda grad, dims: grad.flip(dims))
+roll = Op("RollBackward0", lambda self, *, shifts, dims: np.roll(self, shifts, dims),
+          self=lambda grad, shifts, dims: grad.roll(tuple(-s for s in shifts), dims))
+tril = Op("TrilBackward0", lambda self, *, diagonal: np.tril(self, diagonal), self=lambda grad, diagonal: grad.tril(diagonal))
+triu = Op("TriuBackward0", lambda self, *, diagonal: np.triu(self, diagonal), self=lambda grad, diagonal: grad.triu(diagonal))
+index_select = Op("IndexSelectBackward0",
+                  lambda self, *, dim, index, self_sym_sizes: np.take(self, index, axis=dim),
+                  self=lambda grad, dim, index, self_sym_sizes: F.embed_in_zeros(
+                      grad, self_sym_sizes, (slice(None),) * dim + (index,), accumulate=True))
+
+sort = Op("SortBackward0", lambda self, *, dim, descending, self_sym_sizes: K.sort_array(self, dim, descending),
+          multi_output=True,
+          self=lambda grads, dim, self_sym_sizes, result1: F.scatter_into_zeros(grads[0], self_sym_sizes, dim,
+                                                                                 result1._data))
+topk = Op("TopkBackward0", lambda self, *, k, dim, largest, self_sym_sizes: K.topk_array(self, k, dim, largest),
+          multi_output=True,
+          self=lambda grads, dim, self_sym_sizes, result1: F.scatter_into_zeros(grads[0], self_sym_sizes, dim,
+                                                                                 result1._data))
+trace = Op("TraceBackward0", lambda self, *, self_sym_sizes: np.asarray(np.trace(self)),
+           self=lambda grad, self_sym_sizes: F.eye(*self_sym_sizes, dtype=grad.dtype) * grad)
+lerp = Op("LerpBackward0", lambda self, end, *, weight: self + weight * (end - self), promotes=True,
+          self=lambda grad, weight: grad * (1 - weight),
+          end=lambda grad, weight: grad * weight)
+addcmul = Op("AddcmulBackward0", lambda self, tensor1, tensor2, *, value: self + value * tensor1 * tensor2,
+             promotes=True,
+             self=lambda grad: grad,
+             tensor1=lambda grad, tensor2, value: grad * tensor2 * value,
+             tensor2=lambda grad, tensor1, value: grad * tensor1 * value)
+addcdiv = Op("AddcdivBackward0", lambda self, tensor1, tensor2, *, value: self + value * tensor1 / tensor2,
+             promotes=True,
+             self=lambda grad: grad,
+             tensor1=lambda grad, tensor2, value: grad * value / tensor2,
+             tensor2=lambda grad, tensor1, tensor2, value: -grad * value * tensor1 / (tensor2 * tensor2))

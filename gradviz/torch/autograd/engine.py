@@ -254,20 +254,29 @@ def run_op_node(node, grads):
         grad = grads
     else:
         grad = grads[0]
-    outputs = []
     needs = node._needs
+    if op.variadic:
+        formula = op.formulas[0]
+        results = formula(grad, *[values[a] for a in op.formula_args[0]])
+        return [_fit(r, meta) if need else None for r, meta, need in zip(results, node._input_meta, needs)]
+    outputs = []
     for k, formula in enumerate(op.formulas):
         if not needs[k]:
             outputs.append(None)
             continue
-        result = formula(grad, *[values[a] for a in op.formula_args[k]])
-        shape, dtype = node._input_meta[k]
-        if result._data.shape != shape:
-            result = F.sum_to_size(result, shape)
-        if result._data.dtype != dtype:
-            result = F.to_dtype(result, F._dtypes.FROM_NUMPY[dtype])
-        outputs.append(result)
+        outputs.append(_fit(formula(grad, *[values[a] for a in op.formula_args[k]]), node._input_meta[k]))
     return outputs
+
+
+def _fit(grad, meta):
+    """Undo broadcasting and match the input's dtype: once, here, for every op."""
+    from .. import _functions as F
+    shape, dtype = meta
+    if grad._data.shape != shape:
+        grad = F.sum_to_size(grad, shape)
+    if grad._data.dtype != dtype:
+        grad = F.to_dtype(grad, F._dtypes.FROM_NUMPY[dtype])
+    return grad
 
 
 def _fresh(grad, create_graph):

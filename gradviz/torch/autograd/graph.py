@@ -50,7 +50,7 @@ def apply(op, inputs, params):
         raise
     needs_grad = False
     if STATE.enabled:
-        for i in op.diff_positions:
+        for i in (range(len(inputs)) if op.variadic else op.diff_positions):
             x = inputs[i]
             if isinstance(x, Tensor) and x._requires_grad:
                 needs_grad = True
@@ -107,7 +107,7 @@ def record(op, inputs, params, outputs, node=None):
     edges = []
     needs = []
     meta = []
-    for i in op.diff_positions:
+    for i in (range(len(inputs)) if op.variadic else op.diff_positions):
         x = inputs[i]
         if isinstance(x, Tensor):
             edge = edge_of(x)
@@ -142,7 +142,7 @@ def _save(op, inputs, params, outputs, needs):
     wanted = set()
     for k, need in enumerate(needs):
         if need:
-            wanted.update(op.formula_args[k])
+            wanted.update(op.formula_args[0 if op.variadic else k])
     for name in wanted:
         if name in saved:
             continue

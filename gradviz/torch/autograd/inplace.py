@@ -87,6 +87,15 @@ class CopySlices(Node):
         self.fn.release_saved(freed_by)
         self._freed_by = freed_by
 
+    def _backward(self, grads):
+        from .._tensor import Tensor
+        from .engine import run_op_node
+        result = np.array(grads[0]._data, copy=True)
+        region = _ops._replay(result, self.view_chain)
+        inner = run_op_node(self.fn, [Tensor._make(np.array(region, copy=True))])
+        region[...] = inner[0]._data if inner[0] is not None else 0
+        return [Tensor._make(result)] + list(inner[1:])
+
     def saved_items(self):
         return self.fn.saved_items()
 
