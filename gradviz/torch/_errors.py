@@ -65,7 +65,8 @@ def version_mismatch(dtype, shape, output_of, saved_version, current_version, **
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"{tensor_type_name(dtype, shape)}{where} is at version {current_version}; expected version "
         f"{saved_version} instead. {ANOMALY_HINT}"),
-        "inplace_modified_saved" if output_of else "inplace_modified_input", **context)
+        "inplace_modified_saved" if output_of else "inplace_modified_input",
+        saved_version=saved_version, current_version=current_version, **context)
 
 
 def inplace_on_leaf():

@@ -278,25 +278,25 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
     dt = _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype
     steps = _int(steps)
-    # PyTorch fills the first half from the start and the second half from the end.
-    step = (end - start) / (steps - 1) if steps > 1 else 0.0
-    idx = np.arange(steps)
-    halfway = steps // 2
-    values = np.where(idx < halfway, start + step * idx, end - step * (steps - idx - 1))
-    if dt.is_floating_point:
-        values = values.astype(dt.np) if dt is _dtypes.float64 else _linspace_float32(start, end, steps, dt)
+    values = _fused_ramp(start, end, steps, dt.np if dt.is_floating_point else np.float64)
+    return _new_leaf(values.astype(dt.np), requires_grad)
+
+
+def _fused_ramp(start, end, steps, np_dtype):
+    """PyTorch's CPU linspace: the first half counts up from start, the second half down
+    from end, each value one fused multiply-add in the output precision. float64 holds a
+    float32 product exactly, which reproduces the single rounding of the FMA bit for bit."""
+    kind = np.dtype(np_dtype).type
+    start, end = kind(start), kind(end)
+    step = (end - start) / kind(steps - 1) if steps > 1 else kind(0)
+    idx = np.arange(steps, dtype=np.float64)
+    if kind is np.float64:
+        up = K.fma64(np.float64(step), idx, np.float64(start))
+        down = K.fma64(-np.float64(step), steps - 1 - idx, np.float64(end))
     else:
-        values = values.astype(dt.np)
-    return _new_leaf(values, requires_grad)
-
-
-def _linspace_float32(start, end, steps, dt):
-    # PyTorch computes in the output precision: step in float32, then start + i*step.
-    f = dt.np.type
-    step = (f(end) - f(start)) / f(steps - 1) if steps > 1 else f(0)
-    idx = np.arange(steps, dtype=dt.np)
-    halfway = steps // 2
-    return np.where(idx < halfway, f(start) + step * idx, f(end) - step * (f(steps - 1) - idx)).astype(dt.np)
+        up = np.float64(start) + np.float64(step) * idx
+        down = np.float64(end) - np.float64(step) * (steps - 1 - idx)
+    return np.where(idx < steps // 2, up, down).astype(np_dtype)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):

@@ -199,3 +199,19 @@ def topk_array(x, k, dim, largest):
     values, idx = sort_array(x, dim, largest)
     sl = (slice(None),) * dim + (slice(0, k),)
     return values[sl].copy(), idx[sl].copy()
+
+
+def fma64(a, b, c):
+    """a*b + c with one rounding, in float64 (error-free product and sum, Dekker/Knuth)."""
+    a, b, c = np.broadcast_arrays(np.float64(a), np.asarray(b, np.float64), np.float64(c))
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    ah = a * split - (a * split - a)
+    al = a - ah
+    bh = b * split - (b * split - b)
+    bl = b - bh
+    p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    bb = s - p
+    s_err = (p - (s - bb)) + (c - bb)
+    return s + (s_err + p_err)

@@ -309,7 +309,8 @@ class Tensor:
         return F.tensor_repr(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        # PyTorch formats a 0-dim tensor as its Python number (f"{t}" gives "1.0").
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self._data.item(), spec)
         return object.__format__(self, spec) if spec else repr(self)
 

@@ -74,7 +74,7 @@ class SavedTensor:
             from .. import _dtypes
             raise _errors.version_mismatch(
                 _dtypes.FROM_NUMPY[self.data.dtype], self.data.shape, output_of, self.version, self.vbox[0],
-                node=owner, saved_version=self.version, current_version=self.vbox[0])
+                node=owner)
         if not self.is_output:
             return self.tensor
         t = Tensor._make(self.data, owner if self.requires_grad else None, self.vbox)
