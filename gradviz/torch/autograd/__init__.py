@@ -110,11 +110,20 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """The pre-0.4 wrapper: today it is the tensor itself, with requires_grad set."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj):
+        from .._tensor import Tensor
+        return isinstance(obj, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 wrapper: today it returns the tensor itself, with requires_grad set."""
+    __module__ = "torch.autograd.variable"
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if requires_grad:
+            data.requires_grad_(True)
+        return data
 
 
 class set_detect_anomaly:
@@ -140,4 +149,5 @@ def is_anomaly_enabled():
 
 
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 from . import graph as graph  # noqa: E402,F401

@@ -41,7 +41,16 @@ class _DecoratorContextManager:
         return type(self)()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecorator(_DecoratorContextManager):
+    """Also usable without parentheses: ``@torch.no_grad``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):
     def __init__(self):
         self.prev = None
 
@@ -54,7 +63,7 @@ class no_grad(_DecoratorContextManager):
         return False
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecorator):
     def __init__(self):
         self.prev = None
 
@@ -92,8 +101,13 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):
+            return cls()(mode)
+        return super().__new__(cls)
+
     def __init__(self, mode=True):
-        self.mode = bool(mode)
+        self.mode = bool(mode) if not callable(mode) else True
         self.prev = None
 
     def __enter__(self):

@@ -1,0 +1,861 @@
+"""Shared helpers for the conformance suite: gradviz.torch against real PyTorch.
+
+One lambda is run on both libraries (``fn(T, *inputs)`` with ``T`` bound to
+``gradviz.torch`` or to ``torch``) on inputs built from the same numpy arrays, and
+everything a user can observe is compared: values, dtypes, shapes, gradients, the
+grad_fn graph (names of every node reachable through ``next_functions``),
+is_leaf / requires_grad flags, reprs, and error types with their verbatim messages.
+
+This module never imports real torch at import time, so the finite-difference
+tests (gradviz only) can use the same op table on machines without PyTorch.
+"""
+import builtins
+import contextlib
+import importlib
+import io
+import math
+import re
+import warnings
+import zlib
+
+import numpy as np
+
+import gradviz.torch as gv
+
+
+# ---------------------------------------------------------------------------------------
+# the oracle library
+
+
+def real_torch():
+    """Real PyTorch, or None when it is not importable."""
+    try:
+        import torch
+    except Exception:  # pragma: no cover - depends on the machine
+        return None
+    return torch
+
+
+def lib_name(T):
+    return "gradviz" if T is gv else "torch"
+
+
+def seed_of(*parts):
+    return zlib.crc32("/".join(map(str, parts)).encode()) & 0x7FFFFFFF
+
+
+def rng_for(*parts):
+    return np.random.RandomState(seed_of(*parts))
+
+
+# ---------------------------------------------------------------------------------------
+# input specifications
+
+
+_FLOAT = ("float16", "float32", "float64")
+
+
+class A:
+    """One input: a shape, how to fill it, its dtype and whether it requires grad.
+
+    kinds: n normal, p positive (0.5..2), u (-0.9..0.9), nz normal away from 0,
+    d distinct well-separated values, fr fractional parts away from .0/.5,
+    i small ints, b bool mask (both values present), value=... explicit data.
+    """
+
+    def __init__(self, *shape, kind="n", dtype="float64", rg=None, value=None):
+        self.shape = shape
+        self.kind = kind
+        self.dtype = dtype
+        self.value = value
+        self.rg = (dtype in _FLOAT) if rg is None else rg
+
+    def array(self, rng):
+        if self.value is not None:
+            return np.array(self.value, dtype=self.dtype)
+        shape, n = self.shape, int(np.prod(self.shape, dtype=np.int64))
+        k = self.kind
+        if k == "n":
+            a = rng.standard_normal(shape)
+        elif k == "p":
+            a = rng.uniform(0.5, 2.0, shape)
+        elif k == "u":
+            a = rng.uniform(-0.9, 0.9, shape)
+        elif k == "nz":
+            a = rng.uniform(0.3, 1.5, shape) * rng.choice([-1.0, 1.0], shape)
+        elif k == "d":
+            base = np.linspace(-2.0, 2.0, n) if n > 1 else np.array([0.7])
+            a = (rng.permutation(base) + rng.uniform(-0.02, 0.02, n)).reshape(shape)
+        elif k == "fr":
+            frac = rng.uniform(0.1, 0.4, shape) + rng.choice([0.0, 0.5], shape)
+            a = rng.randint(-3, 3, shape) + frac
+        elif k == "i":
+            a = rng.randint(-3, 5, shape)
+        elif k == "b":
+            a = rng.rand(*shape) > 0.5
+            flat = a.reshape(-1)
+            if n >= 2:
+                flat[0], flat[-1] = True, False
+        else:  # pragma: no cover
+            raise ValueError(k)
+        return np.asarray(a).astype(self.dtype)
+
+    def __repr__(self):
+        return f"A{self.shape}:{self.kind}:{self.dtype}{':rg' if self.rg else ''}"
+
+
+class Case:
+    """One op expression ``fn(T, *inputs)`` with its inputs and what to check."""
+
+    def __init__(self, name, fn, *args, grad=True, double=True, fd=True, fd2=None, rtol=None, atol=None,
+                 group=""):
+        self.name = name
+        self.fn = fn
+        self.args = args
+        self.grad = grad
+        self.double = double and grad
+        self.fd = fd and grad
+        self.fd2 = self.double and self.fd if fd2 is None else fd2
+        self.rtol = rtol
+        self.atol = atol
+        self.group = group
+
+    def arrays(self):
+        rng = rng_for("case", self.name)
+        return [a.array(rng) for a in self.args]
+
+    def __repr__(self):
+        return self.name
+
+
+def dtype_of(T, name):
+    return getattr(T, name)
+
+
+def make_inputs(T, specs, arrays, requires_grad=None):
+    out = []
+    for spec, arr in zip(specs, arrays):
+        rg = spec.rg if requires_grad is None else (requires_grad and spec.rg)
+        out.append(T.tensor(arr.copy(), dtype=dtype_of(T, spec.dtype), requires_grad=rg))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# canonical views of results
+
+
+def is_tensor(T, x):
+    return isinstance(x, T.Tensor)
+
+
+def to_numpy(t):
+    return np.array(t.detach().numpy(), copy=True)
+
+
+def node_type(node):
+    return None if node is None else type(node).__name__
+
+
+def flatten(T, out, path="out"):
+    """[(path, leaf)] for a nested tuple/list result, plus its structure description."""
+    leaves, struct = [], []
+    stack = [(path, out)]
+    while stack:
+        p, o = stack.pop()
+        if is_tensor(T, o):
+            leaves.append((p, o))
+        elif isinstance(o, (tuple, list)):
+            struct.append((p, type(o).__name__, len(o)))
+            for i in reversed(range(len(o))):
+                stack.append((f"{p}[{i}]", o[i]))
+        else:
+            leaves.append((p, o))
+    return leaves, struct
+
+
+def describe_tensor(t, values=True):
+    d = {
+        "shape": tuple(t.shape),
+        "dtype": str(t.dtype),
+        "requires_grad": bool(t.requires_grad),
+        "is_leaf": bool(t.is_leaf),
+        "grad_fn": node_type(t.grad_fn),
+    }
+    if values:
+        d["values"] = to_numpy(t)
+    return d
+
+
+def default_tol(dtype_str):
+    if dtype_str in ("torch.float64", "torch.complex128"):
+        return 1e-7, 1e-9
+    if dtype_str in ("torch.float16", "torch.bfloat16"):
+        return 1e-2, 1e-3
+    return 2e-5, 2e-6
+
+
+def values_diff(ours, theirs, dtype_str, rtol=None, atol=None):
+    """None when equal (within tolerance for floats), else a short description."""
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    if ours.shape != theirs.shape:
+        return f"shape {ours.shape} vs {theirs.shape}"
+    if ours.dtype.kind in "fc" or theirs.dtype.kind in "fc":
+        r, a = default_tol(dtype_str)
+        r, a = rtol or r, atol or a
+        ok = np.allclose(ours.astype(np.complex128), theirs.astype(np.complex128), rtol=r, atol=a, equal_nan=True)
+        # +inf vs -inf and nan positions are covered by allclose with equal_nan
+    else:
+        ok = np.array_equal(ours, theirs)
+    if ok:
+        return None
+    with np.printoptions(precision=6, threshold=40, linewidth=200):
+        return f"values differ:\n      ours:  {_short(ours)}\n      torch: {_short(theirs)}"
+
+
+def _short(a):
+    s = np.array2string(np.asarray(a), separator=", ")
+    return s if len(s) < 400 else s[:400] + "..."
+
+
+def compare_tensor(path, ours, theirs, diffs, values=True, rtol=None, atol=None, flags=True, names=True):
+    do = describe_tensor(ours, values=False)
+    dt = describe_tensor(theirs, values=False)
+    keys = ["shape", "dtype"]
+    if flags:
+        keys += ["requires_grad", "is_leaf"]
+    if names:
+        keys += ["grad_fn"]
+    for k in keys:
+        if do[k] != dt[k]:
+            diffs.append(f"{path}: {k} ours={do[k]!r} torch={dt[k]!r}")
+    if values and do["shape"] == dt["shape"]:
+        d = values_diff(to_numpy(ours), to_numpy(theirs), dt["dtype"], rtol, atol)
+        if d:
+            diffs.append(f"{path}: {d}")
+
+
+def compare_any(path, ours, theirs, Tg, Tt, diffs, **kw):
+    """Compare two results (tensors, nested sequences, scalars) from the two libraries."""
+    lo, so = flatten(Tg, ours, path)
+    lt, st = flatten(Tt, theirs, path)
+    so = [(p, _seq_name(n), k) for p, n, k in so]
+    st = [(p, _seq_name(n), k) for p, n, k in st]
+    if so != st:
+        diffs.append(f"{path}: structure ours={so} torch={st}")
+        return
+    for (p, a), (_, b) in zip(lo, lt):
+        ta, tb = is_tensor(Tg, a), is_tensor(Tt, b)
+        if ta != tb:
+            diffs.append(f"{p}: ours is {type(a).__name__}, torch is {type(b).__name__}")
+        elif ta:
+            compare_tensor(p, a, b, diffs, **kw)
+        else:
+            ca, cb = canon_plain(a), canon_plain(b)
+            if ca != cb:
+                diffs.append(f"{p}: ours={ca!r} torch={cb!r}")
+
+
+def _seq_name(n):
+    # torch.return_types.max and gradviz's equivalent are both named after the op
+    return n
+
+
+def canon_plain(x):
+    """Comparable form of a non-tensor value (dtype, Size, numbers, strings...)."""
+    if x is None or isinstance(x, (bool, int, float, str)):
+        if isinstance(x, float) and math.isnan(x):
+            return "nan"
+        return (type(x).__name__, x)
+    if isinstance(x, np.ndarray):
+        return ("ndarray", str(x.dtype), x.tolist())
+    if isinstance(x, np.generic):
+        return ("npscalar", str(x.dtype), x.item())
+    return (type(x).__name__, str(x))
+
+
+# ---------------------------------------------------------------------------------------
+# the grad_fn graph
+
+
+def graph_signature(T, root, inputs=()):
+    """A canonical text of the graph reachable from ``root`` (a tensor or a node).
+
+    Nodes are numbered in depth-first order; each line gives the node's type name,
+    ``name()``, and its next_functions as ``#k/input_nr``. AccumulateGrad nodes say
+    which of ``inputs`` they accumulate into."""
+    node = root.grad_fn if is_tensor(T, root) else root
+    if node is None:
+        return "<no grad_fn>"
+    ids, keep, lines = {}, [], {}
+    order = [node]
+    ids[id(node)] = 0
+    keep.append(node)
+    i = 0
+    while i < len(order):
+        n = order[i]
+        i += 1
+        nexts = []
+        try:
+            nf = n.next_functions
+        except Exception as e:  # pragma: no cover - engine gap
+            nf = ()
+            nexts.append(f"<next_functions raised {type(e).__name__}>")
+        for nxt, nr in nf:
+            if nxt is None:
+                nexts.append(f"None/{nr}")
+                continue
+            if id(nxt) not in ids:
+                ids[id(nxt)] = len(order)
+                order.append(nxt)
+                keep.append(nxt)
+            nexts.append(f"#{ids[id(nxt)]}/{nr}")
+        extra = ""
+        var = getattr(n, "variable", None) if type(n).__name__ == "AccumulateGrad" else None
+        if var is not None:
+            idx = [k for k, t in enumerate(inputs) if t is var]
+            extra = f" var=in{idx[0]}" if idx else " var=?"
+        try:
+            nm = n.name()
+        except Exception as e:  # pragma: no cover
+            nm = f"<name() raised {type(e).__name__}>"
+        lines[ids[id(n)]] = f"#{ids[id(n)]} {type(n).__name__} name={nm}{extra} -> [{', '.join(nexts)}]"
+    return "\n".join(lines[k] for k in sorted(lines))
+
+
+def norm_addr(s):
+    return re.sub(r"0x[0-9a-fA-F]+", "0x?", s)
+
+
+# ---------------------------------------------------------------------------------------
+# errors and warnings
+
+
+def exc_info(e):
+    """(type name, builtin base, message) of an exception."""
+    base = next((c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins"), "?")
+    return (type(e).__name__, base, str(e))
+
+
+def run_capture(fn, *args, **kwargs):
+    """(result, exception-or-None, [warnings])."""
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        try:
+            res = fn(*args, **kwargs)
+            err = None
+        except Exception as e:  # noqa: BLE001 - we compare whatever is raised
+            res, err = None, e
+    return res, err, [(w.category.__name__, str(w.message)) for w in ws]
+
+
+def compare_errors(path, eo, et, diffs):
+    """Both raised or neither; when both, the same type, builtin base and message."""
+    if eo is None and et is None:
+        return True
+    if eo is None:
+        diffs.append(f"{path}: torch raised {exc_info(et)[0]}: {str(et)!r} but gradviz did not")
+        return False
+    if et is None:
+        diffs.append(f"{path}: gradviz raised {type(eo).__name__}: {str(eo)!r} but torch did not")
+        return False
+    io_, it_ = exc_info(eo), exc_info(et)
+    if io_[1] != it_[1]:
+        diffs.append(f"{path}: exception type ours={io_[0]}({io_[1]}) torch={it_[0]}({it_[1]})")
+    if io_[2] != it_[2]:
+        diffs.append(f"{path}: message differs\n      ours:  {io_[2]!r}\n      torch: {it_[2]!r}")
+    return False
+
+
+def assert_no_diffs(diffs, title=""):
+    if diffs:
+        raise AssertionError((title + "\n" if title else "") + "\n".join("  - " + d for d in diffs))
+
+
+# ---------------------------------------------------------------------------------------
+# running one op case on one library
+
+
+class Run:
+    def __init__(self, T, case, requires_grad=None):
+        self.T = T
+        self.case = case
+        self.arrays = case.arrays()
+        self.inputs = make_inputs(T, case.args, self.arrays, requires_grad)
+        self.out, self.err, self.warnings = run_capture(case.fn, T, *self.inputs)
+        self.leaves, self.struct = ([], []) if self.err else flatten(T, self.out)
+
+    def diff_outputs(self):
+        """Indices (into leaves) of floating outputs that require grad."""
+        return [k for k, (_, t) in enumerate(self.leaves)
+                if is_tensor(self.T, t) and t.requires_grad and t.is_floating_point()]
+
+    def rg_inputs(self):
+        return [t for t in self.inputs if t.requires_grad]
+
+
+def upstream_arrays(case, shapes_dtypes, tag="up"):
+    rng = rng_for(tag, case.name)
+    return [rng.standard_normal(s).astype(d) for s, d in shapes_dtypes]
+
+
+def _np_dtype(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+def run_pair(case, requires_grad=None):
+    torch = real_torch()
+    return Run(gv, case, requires_grad), Run(torch, case, requires_grad)
+
+
+def check_forward(case):
+    ro, rt = run_pair(case)
+    diffs = []
+    if not compare_errors("forward", ro.err, rt.err, diffs):
+        assert_no_diffs(diffs, f"{case.name}: forward")
+        return
+    if ro.err is None:
+        compare_any("out", ro.out, rt.out, gv, rt.T, diffs, values=True, flags=False,
+                    names=False, rtol=case.rtol, atol=case.atol)
+    assert_no_diffs(diffs, f"{case.name}: forward values/dtypes/shapes")
+
+
+def check_graph(case):
+    """requires_grad / is_leaf / grad_fn of every output, and the whole grad_fn graph."""
+    ro, rt = run_pair(case)
+    diffs = []
+    if rt.err is not None or ro.err is not None:
+        compare_errors("forward", ro.err, rt.err, diffs)
+        assert_no_diffs(diffs, f"{case.name}: forward")
+        return
+    compare_any("out", ro.out, rt.out, gv, rt.T, diffs, values=False, flags=True, names=True)
+    if not diffs:
+        for (p, a), (_, b) in zip(ro.leaves, rt.leaves):
+            if is_tensor(gv, a) and is_tensor(rt.T, b):
+                ga = graph_signature(gv, a, ro.inputs)
+                gb = graph_signature(rt.T, b, rt.inputs)
+                if ga != gb:
+                    diffs.append(f"{p}: grad_fn graph differs\n    ours:\n      "
+                                 + ga.replace("\n", "\n      ") + "\n    torch:\n      "
+                                 + gb.replace("\n", "\n      "))
+    assert_no_diffs(diffs, f"{case.name}: graph")
+
+
+def check_repr(case):
+    ro, rt = run_pair(case)
+    diffs = []
+    if rt.err is not None or ro.err is not None:
+        compare_errors("forward", ro.err, rt.err, diffs)
+        assert_no_diffs(diffs, f"{case.name}: forward")
+        return
+    if len(ro.leaves) != len(rt.leaves):
+        diffs.append(f"number of outputs ours={len(ro.leaves)} torch={len(rt.leaves)}")
+    for (p, a), (_, b) in zip(ro.leaves, rt.leaves):
+        if is_tensor(gv, a) and is_tensor(rt.T, b):
+            sa, sb = repr(a), repr(b)
+            if sa != sb:
+                diffs.append(f"{p}: repr differs\n      ours:  {sa!r}\n      torch: {sb!r}")
+            if b.grad_fn is not None or a.grad_fn is not None:
+                na = norm_addr(repr(a.grad_fn))
+                nb = norm_addr(repr(b.grad_fn))
+                if na != nb:
+                    diffs.append(f"{p}: repr(grad_fn) ours={na!r} torch={nb!r}")
+    # the structure repr of multi-output results (torch.return_types.max(...))
+    if not isinstance(rt.out, list) and isinstance(rt.out, tuple) and type(rt.out) is not tuple:
+        sa, sb = repr(ro.out), repr(rt.out)
+        if sa != sb:
+            diffs.append(f"out: repr differs\n      ours:  {sa!r}\n      torch: {sb!r}")
+    assert_no_diffs(diffs, f"{case.name}: repr")
+
+
+def _backward(T, outs, grads):
+    if len(outs) == 1:
+        outs[0].backward(grads[0])
+    else:
+        T.autograd.backward(outs, grads)
+
+
+def check_backward(case):
+    ro, rt = run_pair(case)
+    diffs = []
+    if rt.err is not None or ro.err is not None:
+        compare_errors("forward", ro.err, rt.err, diffs)
+        assert_no_diffs(diffs, f"{case.name}: forward")
+        return
+    it, io_ = rt.diff_outputs(), ro.diff_outputs()
+    if it != io_:
+        diffs.append(f"differentiable outputs ours={io_} torch={it}")
+        assert_no_diffs(diffs, f"{case.name}: backward")
+    outs_t = [rt.leaves[k][1] for k in it]
+    outs_o = [ro.leaves[k][1] for k in io_]
+    ups = upstream_arrays(case, [(tuple(t.shape), _np_dtype(t)) for t in outs_t])
+    _, et, _ = run_capture(_backward, rt.T, outs_t, [rt.T.tensor(u) for u in ups])
+    _, eo, _ = run_capture(_backward, gv, outs_o, [gv.tensor(u) for u in ups])
+    if compare_errors("backward", eo, et, diffs):
+        for k, (a, b) in enumerate(zip(ro.inputs, rt.inputs)):
+            ga, gb = a.grad, b.grad
+            if (ga is None) != (gb is None):
+                diffs.append(f"in{k}.grad: ours={'None' if ga is None else 'tensor'} "
+                             f"torch={'None' if gb is None else 'tensor'}")
+            elif gb is not None:
+                compare_tensor(f"in{k}.grad", ga, gb, diffs, rtol=case.rtol, atol=case.atol, flags=True,
+                               names=True)
+    assert_no_diffs(diffs, f"{case.name}: backward")
+
+
+def _double(T, run, ups, ws_arrays):
+    """First-order grads with create_graph=True w.r.t. inputs, then the gradient of
+    sum_i <g_i, w_i> w.r.t. inputs and the upstream gradients."""
+    outs = [run.leaves[k][1] for k in run.diff_outputs()]
+    vs = [T.tensor(u, requires_grad=True) for u in ups]
+    inputs = run.rg_inputs()
+    gs = T.autograd.grad(outs, inputs, grad_outputs=vs, create_graph=True, allow_unused=True)
+    s = None
+    for g, w in zip(gs, ws_arrays):
+        if g is None:
+            continue
+        term = (g * T.tensor(w.astype(_np_dtype(g)))).sum()
+        s = term if s is None else s + term
+    hs = None
+    if s is not None and s.requires_grad:
+        hs = T.autograd.grad(s, inputs + vs, allow_unused=True)
+    return gs, s, hs
+
+
+def check_double_backward(case):
+    ro, rt = run_pair(case)
+    diffs = []
+    if rt.err is not None or ro.err is not None:
+        compare_errors("forward", ro.err, rt.err, diffs)
+        assert_no_diffs(diffs, f"{case.name}: forward")
+        return
+    it = rt.diff_outputs()
+    if it != ro.diff_outputs():
+        diffs.append(f"differentiable outputs ours={ro.diff_outputs()} torch={it}")
+        assert_no_diffs(diffs, f"{case.name}: double backward")
+    outs_t = [rt.leaves[k][1] for k in it]
+    ups = upstream_arrays(case, [(tuple(t.shape), _np_dtype(t)) for t in outs_t])
+    ws = upstream_arrays(case, [(tuple(t.shape), _np_dtype(t)) for t in rt.rg_inputs()], tag="w")
+    rest, et, _ = run_capture(_double, rt.T, rt, ups, ws)
+    reso, eo, _ = run_capture(_double, gv, ro, ups, ws)
+    if compare_errors("double backward", eo, et, diffs):
+        (gso, so, hso), (gst, st, hst) = reso, rest
+        for k, (a, b) in enumerate(zip(gso, gst)):
+            if (a is None) != (b is None):
+                diffs.append(f"grad[{k}] (create_graph): ours={'None' if a is None else 'tensor'} "
+                             f"torch={'None' if b is None else 'tensor'}")
+            elif b is not None:
+                compare_tensor(f"grad[{k}] (create_graph)", a, b, diffs, rtol=case.rtol, atol=case.atol,
+                               flags=True, names=False)
+        if (so is None) != (st is None):
+            diffs.append("scalar of grads: None-ness differs")
+        elif st is not None and bool(so.requires_grad) != bool(st.requires_grad):
+            diffs.append(f"sum<grad, w>.requires_grad ours={so.requires_grad} torch={st.requires_grad}")
+        elif hst is not None:
+            n_in = len(rt.rg_inputs())
+            for k, (a, b) in enumerate(zip(hso, hst)):
+                label = f"d2/d in{k}" if k < n_in else f"d2/d upstream{k - n_in}"
+                if (a is None) != (b is None):
+                    diffs.append(f"{label}: ours={'None' if a is None else 'tensor'} "
+                                 f"torch={'None' if b is None else 'tensor'}"
+                                 + (f" (torch all-zero={not to_numpy(b).any()})" if b is not None else
+                                    f" (ours all-zero={not to_numpy(a).any()})"))
+                elif b is not None:
+                    compare_tensor(label, a, b, diffs, rtol=case.rtol, atol=case.atol, flags=False,
+                                   names=False)
+    assert_no_diffs(diffs, f"{case.name}: double backward")
+
+
+# ---------------------------------------------------------------------------------------
+# finite differences (gradviz alone)
+
+
+def _fd_inputs(case):
+    specs = [A(*s.shape, kind=s.kind, dtype=("float64" if s.dtype in _FLOAT else s.dtype), rg=s.rg,
+               value=s.value) for s in case.args]
+    arrays = [a.astype(s.dtype) for a, s in zip(case.arrays(), specs)]
+    return specs, arrays
+
+
+def _phi(case, specs, arrays, out_idx, vs):
+    with gv.no_grad():
+        ins = make_inputs(gv, specs, arrays, requires_grad=False)
+        leaves, _ = flatten(gv, case.fn(gv, *ins))
+    return float(sum((to_numpy(leaves[k][1]) * v).sum() for k, v in zip(out_idx, vs)))
+
+
+def fd_check(case, eps=1e-6, rtol=1e-4, atol=1e-5):
+    specs, arrays = _fd_inputs(case)
+    ins = make_inputs(gv, specs, arrays)
+    leaves, _ = flatten(gv, case.fn(gv, *ins))
+    out_idx = [k for k, (_, t) in enumerate(leaves)
+               if is_tensor(gv, t) and t.requires_grad and t.is_floating_point()]
+    assert out_idx, "no differentiable output"
+    outs = [leaves[k][1] for k in out_idx]
+    vs = upstream_arrays(case, [(tuple(t.shape), "float64") for t in outs], tag="fd")
+    rg = [i for i, s in enumerate(specs) if s.rg]
+    grads = gv.autograd.grad(outs, [ins[i] for i in rg], grad_outputs=[gv.tensor(v) for v in vs],
+                             allow_unused=True)
+    diffs = []
+    for g, i in zip(grads, rg):
+        analytic = np.zeros(arrays[i].shape) if g is None else to_numpy(g)
+        numeric = np.zeros(arrays[i].shape)
+        flat = numeric.reshape(-1)
+        for j in range(arrays[i].size):
+            plus = [a.copy() for a in arrays]
+            minus = [a.copy() for a in arrays]
+            plus[i].reshape(-1)[j] += eps
+            minus[i].reshape(-1)[j] -= eps
+            flat[j] = (_phi(case, specs, plus, out_idx, vs) - _phi(case, specs, minus, out_idx, vs)) / (2 * eps)
+        if analytic.shape != numeric.shape or not np.allclose(analytic, numeric, rtol=rtol, atol=atol):
+            diffs.append(f"in{i}: analytic vs finite differences\n      analytic: {_short(analytic)}\n"
+                         f"      numeric:  {_short(numeric)}")
+    assert_no_diffs(diffs, f"{case.name}: gradient vs float64 central differences")
+
+
+def _first_grad_dot(case, specs, arrays, out_idx, vs, ws, create_graph):
+    ins = make_inputs(gv, specs, arrays)
+    leaves, _ = flatten(gv, case.fn(gv, *ins))
+    outs = [leaves[k][1] for k in out_idx]
+    rg = [ins[i] for i, s in enumerate(specs) if s.rg]
+    gs = gv.autograd.grad(outs, rg, grad_outputs=[gv.tensor(v) for v in vs], create_graph=create_graph,
+                          allow_unused=True)
+    return ins, rg, gs
+
+
+def fd2_check(case, eps=1e-5, rtol=1e-3, atol=1e-5):
+    """Second order: d/dx <grad_x(<f(x), v>), w> against central differences of the
+    first-order gradient."""
+    specs, arrays = _fd_inputs(case)
+    ins = make_inputs(gv, specs, arrays)
+    leaves, _ = flatten(gv, case.fn(gv, *ins))
+    out_idx = [k for k, (_, t) in enumerate(leaves)
+               if is_tensor(gv, t) and t.requires_grad and t.is_floating_point()]
+    outs = [leaves[k][1] for k in out_idx]
+    vs = upstream_arrays(case, [(tuple(t.shape), "float64") for t in outs], tag="fd")
+    rgi = [i for i, s in enumerate(specs) if s.rg]
+    ws = upstream_arrays(case, [(arrays[i].shape, "float64") for i in rgi], tag="fdw")
+
+    def phi(arrs):
+        _, _, gs = _first_grad_dot(case, specs, arrs, out_idx, vs, ws, False)
+        return float(sum((to_numpy(g) * w).sum() for g, w in zip(gs, ws) if g is not None))
+
+    ins, rg, gs = _first_grad_dot(case, specs, arrays, out_idx, vs, ws, True)
+    s = None
+    for g, w in zip(gs, ws):
+        if g is not None:
+            term = (g * gv.tensor(w)).sum()
+            s = term if s is None else s + term
+    if s is None or not s.requires_grad:
+        analytic = [None] * len(rg)
+    else:
+        analytic = list(gv.autograd.grad(s, rg, allow_unused=True))
+    diffs = []
+    for a, i in zip(analytic, rgi):
+        an = np.zeros(arrays[i].shape) if a is None else to_numpy(a)
+        numeric = np.zeros(arrays[i].shape)
+        flat = numeric.reshape(-1)
+        for j in range(arrays[i].size):
+            plus = [x.copy() for x in arrays]
+            minus = [x.copy() for x in arrays]
+            plus[i].reshape(-1)[j] += eps
+            minus[i].reshape(-1)[j] -= eps
+            flat[j] = (phi(plus) - phi(minus)) / (2 * eps)
+        if an.shape != numeric.shape or not np.allclose(an, numeric, rtol=rtol, atol=atol):
+            diffs.append(f"in{i}: second-order analytic vs finite differences\n      analytic: {_short(an)}\n"
+                         f"      numeric:  {_short(numeric)}")
+    assert_no_diffs(diffs, f"{case.name}: double backward vs float64 central differences")
+
+
+# ---------------------------------------------------------------------------------------
+# scenarios: a function run on both libraries that logs what it observes
+
+
+class Log:
+    """What a scenario observed, in order, in a comparable form."""
+
+    def __init__(self, T):
+        self.T = T
+        self.entries = []
+        self._rng = {}
+
+    # data for the scenario, identical in both libraries
+    def randn(self, *shape, dtype="float64", requires_grad=False, kind="n", key=None):
+        key = key or f"r{len(self._rng)}"
+        arr = A(*shape, kind=kind, dtype=dtype).array(rng_for("scenario", key))
+        self._rng[key] = arr
+        return self.T.tensor(arr, dtype=getattr(self.T, dtype), requires_grad=requires_grad)
+
+    def __call__(self, label, value, values=True, names=True, flags=True):
+        self.entries.append((label, self.canon(value, values=values, names=names, flags=flags)))
+
+    def canon(self, v, values=True, names=True, flags=True):
+        T = self.T
+        if is_tensor(T, v):
+            d = describe_tensor(v, values=False)
+            if not names:
+                d.pop("grad_fn")
+            if not flags:
+                d.pop("requires_grad")
+                d.pop("is_leaf")
+            if values:
+                d["values"] = to_numpy(v)
+            return ("tensor", d)
+        if isinstance(v, (tuple, list)) and type(v).__name__ != "Size":
+            return (type(v).__name__, [self.canon(x, values, names, flags) for x in v])
+        if isinstance(v, dict):
+            return ("dict", {k: self.canon(x, values, names, flags) for k, x in v.items()})
+        if type(v).__name__ == "Size":
+            return ("Size", tuple(v), repr(v))
+        if type(v).__name__ == "dtype":
+            return ("dtype", str(v))
+        if isinstance(v, BaseException):
+            return ("exception",) + exc_info(v)
+        if hasattr(v, "next_functions") or type(v).__name__.endswith("Backward0"):
+            return ("node", type(v).__name__)
+        return canon_plain(v)
+
+    def raises(self, label, fn, *args, **kwargs):
+        """Call fn; log its exception (type, message) or its result."""
+        res, err, _ = run_capture(fn, *args, **kwargs)
+        self.entries.append((label, ("raised",) + exc_info(err) if err is not None else ("ok", self.canon(res))))
+        return res
+
+    def warns(self, label, fn, *args, **kwargs):
+        """Call fn; log the warnings it emitted and its exception, if any."""
+        res, err, ws = run_capture(fn, *args, **kwargs)
+        self.entries.append((label + " [warnings]", ("warnings", ws)))
+        if err is not None:
+            self.entries.append((label, ("raised",) + exc_info(err)))
+        return res
+
+
+def run_scenario(T, fn):
+    log = Log(T)
+    default = T.get_default_dtype()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn(T, log)
+    except Exception as e:  # noqa: BLE001
+        log.entries.append(("uncaught exception", ("raised",) + exc_info(e)))
+    finally:
+        T.set_default_dtype(default)
+        T.set_grad_enabled(True)
+    return log.entries
+
+
+def _eq_canon(a, b, rtol=None, atol=None):
+    """None when equal, else a short description of the first difference."""
+    if isinstance(a, tuple) and a and a[0] == "tensor" and isinstance(b, tuple) and b and b[0] == "tensor":
+        da, db = a[1], b[1]
+        bad = [f"{k} ours={da.get(k)!r} torch={db.get(k)!r}" for k in da if k != "values" and da.get(k) != db.get(k)]
+        if "values" in da and "values" in db and da["shape"] == db["shape"]:
+            d = values_diff(da["values"], db["values"], db["dtype"], rtol, atol)
+            if d:
+                bad.append(d)
+        return "; ".join(bad) or None
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        for x, y in zip(a, b):
+            d = _eq_canon(x, y, rtol, atol)
+            if d:
+                return d
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = _eq_canon(x, y, rtol, atol)
+            if d:
+                return f"[{i}] {d}"
+        return None
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        for k in a:
+            d = _eq_canon(a[k], b[k], rtol, atol)
+            if d:
+                return f"[{k!r}] {d}"
+        return None
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return None if np.array_equal(a, b) else f"ours={a!r} torch={b!r}"
+    if isinstance(a, float) and isinstance(b, float):
+        return None if math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9) or (math.isnan(a) and math.isnan(b)) else \
+            f"ours={a!r} torch={b!r}"
+    return None if a == b else f"ours={a!r} torch={b!r}"
+
+
+def compare_scenario(fn, rtol=None, atol=None):
+    torch = real_torch()
+    ours = run_scenario(gv, fn)
+    theirs = run_scenario(torch, fn)
+    diffs = []
+    for k in range(max(len(ours), len(theirs))):
+        if k >= len(ours):
+            diffs.append(f"step {k}: gradviz stopped early; torch logged {theirs[k][0]!r}: {_fmt(theirs[k][1])}")
+            break
+        if k >= len(theirs):
+            diffs.append(f"step {k}: torch stopped early; gradviz logged {ours[k][0]!r}: {_fmt(ours[k][1])}")
+            break
+        (lo, vo), (lt, vt) = ours[k], theirs[k]
+        if lo != lt:
+            diffs.append(f"step {k}: label ours={lo!r} torch={lt!r} (ours={_fmt(vo)} torch={_fmt(vt)})")
+            break
+        d = _eq_canon(vo, vt, rtol, atol)
+        if d:
+            diffs.append(f"{lo}: {d}" if len(d) < 1500 else f"{lo}: {d[:1500]}...")
+    assert_no_diffs(diffs, "scenario differs from torch")
+
+
+def _fmt(v):
+    s = repr(v)
+    return s if len(s) < 300 else s[:300] + "..."
+
+
+# ---------------------------------------------------------------------------------------
+# scripts with `import torch` redirected
+
+
+def _engine_module(name):
+    """gradviz.torch.X for torch.X (imported on demand)."""
+    if name == "torch":
+        return gv
+    return importlib.import_module("gradviz." + name)
+
+
+def redirected_builtins():
+    """A builtins dict whose __import__ resolves torch and torch.* to gradviz.torch."""
+    b = dict(vars(builtins))
+    real_import = builtins.__import__
+
+    def _import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and (name == "torch" or name.startswith("torch.")):
+            mod = _engine_module(name)
+            if fromlist:
+                return mod
+            # `import torch.nn` binds `torch`; make sure the submodule is loaded
+            return gv
+        return real_import(name, globals, locals, fromlist, level)
+
+    b["__import__"] = _import
+    return b
+
+
+def run_script(text, use_engine, filename="<repro>"):
+    """Run script text; returns (exception or None, [warnings], stdout)."""
+    g = {"__name__": "__main__", "__file__": filename}
+    if use_engine:
+        g["__builtins__"] = redirected_builtins()
+    code = compile(text, filename, "exec")
+    out = io.StringIO()
+    with warnings.catch_warnings(record=True) as ws, contextlib.redirect_stdout(out):
+        warnings.simplefilter("always")
+        try:
+            exec(code, g)
+            err = None
+        except Exception as e:  # noqa: BLE001
+            err = e
+        finally:
+            if use_engine:
+                gv.set_grad_enabled(True)
+                gv.set_default_dtype(gv.float32)
+            else:
+                t = real_torch()
+                t.set_grad_enabled(True)
+                t.set_default_dtype(t.float32)
+    return err, [(w.category.__name__, str(w.message)) for w in ws], out.getvalue()
