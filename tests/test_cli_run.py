@@ -236,6 +236,8 @@ def test_value_summaries():
     assert tables.format_values(float("nan")) == "nan"
     stats = scripting.Stats(-1.0, 2.0, 0.5, 3.0)
     assert tables.summarize([0.1] * 30, stats, "float32") == "-1..2, mean 0.5"
+    assert tables.format_stats(scripting.Stats(-0.70534, 0.25012, -0.076961, 1.0)) == \
+        "-0.705..0.25, mean -0.077"
     assert tables.summarize(None, stats, "float32") == "-1..2, mean 0.5"
     assert tables.summarize([], scripting.Stats(None, None, None, 0.0), "float32") == "[]"
     assert tables.format_shape((3,)) == "(3,)" and tables.format_shape(()) == "()"

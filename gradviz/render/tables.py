@@ -17,7 +17,7 @@ from rich.text import Text
 #: Width used when the output is not a terminal and $COLUMNS is not set.
 PIPE_WIDTH = 120
 #: A values summary longer than this is replaced by statistics.
-MAX_VALUES_CHARS = 44
+MAX_VALUES_CHARS = 32
 
 
 def make_console(file, *, width=None) -> Console:
@@ -60,8 +60,8 @@ def format_values(data, dtype: str = "float32") -> str:
 def format_stats(stats, dtype: str = "float32") -> str:
     if stats is None or stats.min is None:
         return "empty"
-    def f(v):
-        return format_number(v, "float64")
+    def f(v):  # 3 significant digits: a summary, kept short
+        return format(v, ".3g") if math.isfinite(v) else format_number(v)
 
     return f"{f(stats.min)}..{f(stats.max)}, mean {f(stats.mean)}"
 

@@ -12,6 +12,7 @@ import itertools
 import numpy as np
 
 from .. import _errors
+from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from .graph import LISTENERS
 from .node import AccumulateGrad, FreedSlot, SavedScalar, SavedTensor, creation_site
@@ -245,7 +246,6 @@ def unpack_saved(node):
 
 def run_op_node(node, grads):
     """Apply an op-table node: each needed input's formula, then undo broadcasting."""
-    from .. import _functions as F
     op = node._op
     values = unpack_saved(node)
     if op.multi_output:
@@ -270,7 +270,6 @@ def run_op_node(node, grads):
 
 def _fit(grad, meta):
     """Undo broadcasting and match the input's dtype: once, here, for every op."""
-    from .. import _functions as F
     shape, dtype = meta
     if grad._data.shape != shape:
         grad = F.sum_to_size(grad, shape)
@@ -281,7 +280,7 @@ def _fit(grad, meta):
 
 def _fresh(grad, create_graph):
     """A gradient safe to store in .grad: its own writable buffer unless it carries a graph."""
-    from .._tensor import Tensor
+    Tensor = _tensor.Tensor
     if create_graph and grad._requires_grad:
         return grad
     return Tensor._make(np.array(grad._data, copy=True))
@@ -300,7 +299,6 @@ def _run_leaf_hooks(variable, grad):
 def accumulate_grad(variable, grad, create_graph):
     grad = _run_leaf_hooks(variable, grad)
     if grad._data.dtype != variable._data.dtype:
-        from .. import _functions as F
         grad = F.to_dtype(grad, variable.dtype)
     current = variable._grad
     if current is None:

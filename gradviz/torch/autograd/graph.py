@@ -8,7 +8,8 @@ import weakref
 
 import numpy as np
 
-from .. import _errors, _kernels
+from .. import _dtypes, _errors, _kernels
+from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from .node import AccumulateGrad, SavedScalar, SavedTensor, creation_site
 
@@ -40,7 +41,7 @@ def edge_of(t):
 
 def apply(op, inputs, params):
     """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record its node."""
-    from .._tensor import Tensor, wrap
+    Tensor, wrap = _tensor.Tensor, _tensor.wrap
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     try:
         out = op.forward(*arrays, **params)
@@ -91,7 +92,6 @@ def _promote(out, arrays):
             return out
         if isinstance(second, float) and first.dtype.kind == "f":
             return out
-    from .. import _dtypes
     target = _dtypes.result_type(arrays)
     if target.np != out.dtype and out.dtype.kind != "b":
         out = out.astype(target.np)
@@ -100,7 +100,7 @@ def _promote(out, arrays):
 
 def record(op, inputs, params, outputs, node=None):
     """Attach a new node for ``op`` to ``outputs``: edges to the inputs, saved slots, site."""
-    from .._tensor import Tensor
+    Tensor = _tensor.Tensor
     if node is None:
         node = op.node_class()
         node._op = op
@@ -137,7 +137,7 @@ def record(op, inputs, params, outputs, node=None):
 
 def _save(op, inputs, params, outputs, needs):
     """Save what the formulas of the inputs that need a gradient will read."""
-    from .._tensor import Tensor
+    Tensor = _tensor.Tensor
     saved = dict(params)
     wanted = set()
     for k, need in enumerate(needs):

@@ -8,6 +8,7 @@ AsStridedBackward0 node on their next use, as in PyTorch.
 import numpy as np
 
 from .. import _errors, _ops
+from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from .graph import record, edge_of
 from .node import Node
@@ -32,7 +33,7 @@ def _check(self, grad_mode):
 
 
 def apply_inplace(op, self, inputs, params):
-    from .._tensor import Tensor
+    Tensor = _tensor.Tensor
     grad_mode = STATE.enabled
     _check(self, grad_mode)
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
@@ -59,7 +60,7 @@ def apply_inplace(op, self, inputs, params):
 
 def _snapshot_before(op, self):
     """The tensor as it was: its old edge, and its old values if the op's formulas read them."""
-    from .._tensor import Tensor
+    Tensor = _tensor.Tensor
     data = self._data
     if "self" in op.saved_names:
         data = data.copy()
@@ -88,7 +89,7 @@ class CopySlices(Node):
         self._freed_by = freed_by
 
     def _backward(self, grads):
-        from .._tensor import Tensor
+        Tensor = _tensor.Tensor
         from .engine import run_op_node
         result = np.array(grads[0]._data, copy=True)
         region = _ops._replay(result, self.view_chain)
@@ -101,7 +102,7 @@ class CopySlices(Node):
 
 
 def _rewrite_base(op, view, base, inputs, params):
-    from .._tensor import Tensor
+    Tensor = _tensor.Tensor
     fn = op.node_class()
     fn._op = op
     # The op's node, built as if on a standalone tensor, to reuse its saved slots and formulas.
@@ -146,8 +147,7 @@ def regenerate_view(view):
 
 
 def setitem(self, index, value):
-    from .. import _functions as F
-    from .._tensor import Tensor
+    Tensor = _tensor.Tensor
     if not isinstance(index, tuple):
         index = (index,)
     if any(F._is_advanced(i) for i in index):

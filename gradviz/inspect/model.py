@@ -1,0 +1,176 @@
+"""The snapshot schema: frozen dataclasses of plain values (str, int, float, bool, tuples).
+
+Nothing here refers to an engine object, so a snapshot can be kept after the graph is
+gone, compared, pickled, and read by renderers that never import the engine.
+
+Ids are strings made from traversal order: backward nodes ``n0, n1, ...`` (depth
+first from the roots), forward values ``v0, ...`` and forward ops ``f0, ...`` (in
+execution order). The same program gives the same ids on every run.
+"""
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+Site = Optional[Tuple[str, int]]  # (filename, line) of the user's code
+Shape = Tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class GradInfo:
+    """Summary of a tensor's ``.grad`` (the values themselves are not kept)."""
+    shape: Shape
+    dtype: str
+    norm: float
+    has_nan: bool
+
+
+@dataclass(frozen=True)
+class LeafInfo:
+    """The leaf tensor an AccumulateGrad node writes into."""
+    name: Optional[str]  # the script's variable name, when the caller supplied one
+    shape: Shape
+    dtype: str
+    requires_grad: bool
+    version: int
+    grad: Optional[GradInfo]
+    value: Optional[str]  # id of the same tensor in the forward graph, when recorded
+
+
+@dataclass(frozen=True)
+class SavedInfo:
+    """One saved slot of a node (``_saved_self``, ``saved_tensors[0]``, ``_saved_dim`` ...).
+
+    kind: 'tensor' (a saved tensor, live), 'freed' (released by a backward without
+    retain_graph), 'scalar' (a Python number PyTorch saves as a 0-dim tensor), 'value'
+    (a plain option such as dim or alpha) or 'none' (a None saved by a custom Function).
+    Saved tensors are kept apart from leaves on purpose (torchviz issue #69): ``tensor_name``
+    only says which named tensor the slot holds.
+    """
+    slot: str  # 'self', 'other', 'result', 'saved_tensors[0]', 'dim', ...
+    attr: str  # how to read it in Python: '_saved_self', 'saved_tensors[0]'
+    kind: str
+    shape: Optional[Shape] = None
+    dtype: Optional[str] = None
+    saved_version: Optional[int] = None
+    current_version: Optional[int] = None  # None once freed (the slot no longer knows)
+    is_output: Optional[bool] = None  # None when it cannot be known any more
+    tensor_name: Optional[str] = None
+    value: Optional[str] = None  # id of the saved tensor in the forward graph
+    text: Optional[str] = None  # short repr of a scalar or plain value
+
+    @property
+    def freed(self) -> bool:
+        return self.kind == "freed"
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind in ("tensor", "freed", "scalar")
+
+    @property
+    def stale(self) -> bool:
+        """Modified in place since it was saved: backward through it would raise."""
+        return (self.kind == "tensor" and self.current_version is not None
+                and self.current_version != self.saved_version)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """``next_functions[input]`` of a node: gradient for its ``input``-th input goes to
+    output ``output_nr`` of node ``target`` (None: that input needs no gradient)."""
+    input: int
+    target: Optional[str]
+    output_nr: int
+
+
+@dataclass(frozen=True)
+class BackwardNode:
+    id: str
+    name: str  # node.name(): 'MulBackward0', 'torch::autograd::AccumulateGrad'
+    type: str  # type(node).__name__: 'MulBackward0', 'AccumulateGrad', 'CopySlices'
+    site: Site
+    sequence_nr: int
+    edges: Tuple[Edge, ...]
+    saved: Tuple[SavedInfo, ...]
+    outputs: Tuple[Tuple[Shape, str], ...]  # (shape, dtype) of each forward output
+    freed_by: Optional[str]  # 'backward #1 at s.py:20' once its buffers were freed
+    leaf: Optional[LeafInfo] = None  # AccumulateGrad only
+    inner: Optional[str] = None  # CopySlices: the in-place op's node name
+    output_names: Tuple[str, ...] = ()  # names of the tensors it produced, when known
+
+    @property
+    def is_accumulate(self) -> bool:
+        return self.type == "AccumulateGrad"
+
+    @property
+    def label_name(self) -> str:
+        """The name PyTorch users know: AccumulateGrad without its C++ namespace."""
+        return "AccumulateGrad" if self.is_accumulate else self.name
+
+
+@dataclass(frozen=True)
+class Root:
+    """A tensor (or edge) the snapshot was taken from."""
+    name: Optional[str]
+    node: Optional[str]  # backward node id (None: a leaf, or no grad at all)
+    output_nr: int
+    shape: Optional[Shape]
+    dtype: Optional[str]
+    requires_grad: bool
+    value: Optional[str] = None  # forward value id, when recorded
+
+
+@dataclass(frozen=True)
+class Value:
+    """A tensor value in the forward graph. An in-place op gives the same tensor a new
+    value (``version`` counts them); constants (Python numbers) are values too."""
+    id: str
+    name: str  # variable name, else an expression such as 'w1*a'
+    named: bool  # True when ``name`` is the caller's variable name
+    kind: str  # 'tensor' or 'constant'
+    shape: Optional[Shape] = None
+    dtype: Optional[str] = None
+    requires_grad: bool = False
+    is_leaf: bool = True
+    version: int = 0
+    grad: Optional[GradInfo] = None
+    node: Optional[str] = None  # backward node id of its grad_fn, when in the snapshot
+    alive: bool = True  # False: the tensor was garbage collected before the snapshot
+
+
+@dataclass(frozen=True)
+class ForwardOp:
+    id: str
+    name: str  # 'mul', 'mul_' (in place), 'tanh', 'MyExp.apply'
+    node_name: str  # the grad_fn it created: 'MulBackward0'
+    inputs: Tuple[str, ...]  # value ids, in argument order
+    outputs: Tuple[str, ...]
+    site: Site
+    node: Optional[str] = None  # backward node id, when in the snapshot
+    during_backward: bool = False  # recorded by a create_graph backward
+
+
+@dataclass(frozen=True)
+class BackwardCallInfo:
+    index: int  # PyTorch has no such number; gradviz counts backward calls from 1
+    kind: str  # 'backward' or 'grad'
+    site: Site
+
+
+@dataclass(frozen=True)
+class GraphSnapshot:
+    roots: Tuple[Root, ...]
+    nodes: Tuple[BackwardNode, ...]  # n0, n1, ... in traversal order
+    values: Tuple[Value, ...] = ()
+    ops: Tuple[ForwardOp, ...] = ()
+    has_forward: bool = False  # False: taken without a recorder
+    backward_calls: Tuple[BackwardCallInfo, ...] = ()
+    notes: Tuple[str, ...] = ()
+
+    def node(self, node_id: str) -> BackwardNode:
+        return self.nodes[int(node_id[1:])]
+
+    def value(self, value_id: str) -> Value:
+        return self.values[int(value_id[1:])]
+
+    def by_name(self, name: str) -> Tuple[BackwardNode, ...]:
+        """Nodes called ``name`` ('MulBackward0', 'AccumulateGrad'), in id order."""
+        return tuple(n for n in self.nodes if n.name == name or n.label_name == name)

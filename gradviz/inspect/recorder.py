@@ -1,0 +1,323 @@
+"""Recording the forward graph as the engine builds it.
+
+A ``Recorder`` is a listener on ``gradviz.torch.autograd.graph.LISTENERS``: the engine
+calls ``on_node`` for every grad_fn it creates and ``on_backward`` around every
+backward / autograd.grad. It keeps only small records, never a tensor or a node:
+
+- a *value* per tensor state (a tensor modified in place gets a new value), holding a
+  weak reference to the tensor so a snapshot can read its name and ``.grad`` later;
+- an *op* per node (name, input and output values, creation site), holding the node
+  weakly: when a graph is garbage collected its ops are dropped, so a long training
+  loop does not grow the recorder without bound.
+
+Weakref callbacks only append to a list (they may fire in the middle of anything,
+including a loop over our dicts); the dead records are pruned on the next event.
+"""
+import re
+import weakref
+
+from .model import BackwardCallInfo
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
+
+
+def forward_name(node):
+    """The forward op behind a node: MulBackward0 -> 'mul', MyExpBackward -> 'MyExp.apply'."""
+    cls = type(node)
+    forward_cls = getattr(cls, "_forward_cls", None)
+    if forward_cls is not None:  # a custom autograd.Function
+        return forward_cls.__name__ + ".apply"
+    base = _BACKWARD_SUFFIX.sub("", cls.__name__) or cls.__name__
+    return _CAMEL.sub("_", base).lower()
+
+
+class ValueRec:
+    """One tensor state (or a constant) seen by the recorder."""
+    __slots__ = ("serial", "ref", "version", "prev", "shape", "dtype", "requires_grad", "is_leaf",
+                 "const", "users", "producer")
+
+    def __init__(self, serial, ref, shape, dtype, requires_grad, is_leaf, const=None, prev=None):
+        self.serial = serial
+        self.ref = ref  # weakref to the tensor; None for constants
+        # The same tensor's previous value (before an in-place op): a serial, not the
+        # record, so a long in-place chain is not a long linked list of objects.
+        self.prev = None if prev is None else prev.serial
+        self.version = 0 if prev is None else prev.version + 1
+        self.shape = shape
+        self.dtype = dtype
+        self.requires_grad = requires_grad
+        self.is_leaf = is_leaf
+        self.const = const  # text of a constant (a Python number, an array's shape)
+        self.users = 0  # live ops that refer to it; 0 -> pruned
+        self.producer = None  # serial of the op that made it
+
+
+class OpRec:
+    """One recorded op. ``saved`` says where each saved tensor came from:
+    (slot, is_output, index) -- an index into ``inputs``, or the output number."""
+    __slots__ = ("serial", "node_ref", "name", "node_name", "inputs", "outputs", "site", "saved",
+                 "during_backward")
+
+    def __init__(self, serial, node_ref, name, node_name, inputs, outputs, site, saved, during_backward):
+        self.serial = serial
+        self.node_ref = node_ref
+        self.name = name
+        self.node_name = node_name
+        self.inputs = inputs  # value serials
+        self.outputs = outputs
+        self.site = site
+        self.saved = saved
+        self.during_backward = during_backward
+
+
+class Recorder:
+    """Context manager recording the forward graph::
+
+        with Recorder() as rec:
+            loss = model(x).sum()
+            loss.backward()
+        snap = snapshot(loss, names, recorder=rec)
+
+    on_backward: optional ``fn(phase, roots, call)`` called on every backward event
+    ('start' / 'end'), e.g. to take a snapshot right after buffers were freed.
+    """
+
+    def __init__(self, on_backward=None):
+        self.callback = on_backward
+        self._ops = {}  # serial -> OpRec, in execution order
+        self._values = {}  # serial -> ValueRec
+        self._tensors = {}  # id(tensor) -> ValueRec, its latest value (checked via .ref)
+        self._node_ops = {}  # weakref(node) -> op serial (weakrefs hash like their node)
+        self._dead = []  # weakrefs of nodes that died, pruned lazily
+        self._serial = 0
+        self._in_backward = 0
+        self._backward_calls = []  # (BackwardCallInfo, ((weakref(node), nr), ...))
+        self._listeners = None
+
+    # -- context manager -----------------------------------------------------------
+    def __enter__(self):
+        from gradviz.torch.autograd import graph
+        self._listeners = graph.LISTENERS
+        self._listeners.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self):
+        """Stop listening (the records stay readable)."""
+        listeners, self._listeners = self._listeners, None
+        if listeners is not None:
+            for i, x in enumerate(listeners):  # remove *this* recorder, by identity
+                if x is self:
+                    del listeners[i]
+                    break
+
+    # -- engine events -------------------------------------------------------------
+    def on_node(self, node, inputs, outputs):
+        if self._dead:
+            self._prune()
+        node_type = type(node).__name__
+        # An in-place op records a throwaway "before" tensor as its first input; it stands
+        # for the previous value of the tensor being modified (its only output).
+        before_of = None
+        if inputs and outputs and _is_tensor(inputs[0]) and inputs[0] is not outputs[0] \
+                and self._known(inputs[0]) is None and self._known(outputs[0]) is not None:
+            before_of = self._known(outputs[0])
+        in_vals = []
+        positions = {}  # argument position -> index into in_vals
+        for i, x in enumerate(inputs):
+            rec = before_of if (i == 0 and before_of is not None) else self._value_for_input(x)
+            if rec is not None:
+                positions[i] = len(in_vals)
+                in_vals.append(rec)
+        inplace = False
+        out_vals = []
+        for t in outputs:
+            old = self._known(t)
+            inplace = inplace or old is not None
+            out_vals.append(self._new_value(t, old))
+        copy_of = getattr(node, "fn", None) if node_type == "CopySlices" else None
+        name = forward_name(copy_of if copy_of is not None else node)
+        if (copy_of is not None or inplace) and node_type != "AsStridedBackward0" and not name.endswith("_"):
+            name += "_"
+        serial = self._next()
+        ref = weakref.ref(node, self._dead.append)
+        op = OpRec(serial, ref, name, node_type, tuple(v.serial for v in in_vals),
+                   tuple(v.serial for v in out_vals), getattr(node, "_site", None),
+                   _saved_map(node, inputs, outputs, positions), self._in_backward > 0)
+        for v in in_vals:
+            v.users += 1
+        for v in out_vals:
+            v.users += 1
+            v.producer = serial
+        self._ops[serial] = op
+        self._node_ops[ref] = serial
+        if copy_of is not None:
+            self._fold_copy_slices(copy_of, op)
+
+    def on_backward(self, phase, roots, call):
+        if phase == "start":
+            self._in_backward += 1
+            info = BackwardCallInfo(call.index, call.kind, call.site)
+            edges = tuple((weakref.ref(n), nr) for n, nr in roots if n is not None)
+            self._backward_calls.append((info, edges))
+        else:
+            self._in_backward = max(0, self._in_backward - 1)
+        if self.callback is not None:
+            self.callback(phase, roots, call)
+
+    # -- queries (used by snapshot) ------------------------------------------------
+    def op_for_node(self, node):
+        if self._dead:
+            self._prune()
+        serial = self._node_ops.get(weakref.ref(node))
+        return self._ops.get(serial) if serial is not None else None
+
+    def value_of(self, tensor):
+        """The latest value of a live tensor, or None if the recorder never saw it."""
+        rec = self._known(tensor)
+        return rec if rec is not None and rec.serial in self._values else None
+
+    def value(self, serial):
+        return self._values.get(serial)
+
+    def ops(self):
+        if self._dead:
+            self._prune()
+        return list(self._ops.values())
+
+    def backward_calls(self):
+        return tuple(info for info, _ in self._backward_calls)
+
+    def backward_roots(self, index=-1):
+        """Root edges [(node, nr)] of a recorded backward call, those still alive."""
+        if not self._backward_calls:
+            return []
+        out = []
+        for ref, nr in self._backward_calls[index][1]:
+            node = ref()
+            if node is not None:
+                out.append((node, nr))
+        return out
+
+    def __len__(self):
+        return len(self._ops)
+
+    # -- internals -----------------------------------------------------------------
+    def _next(self):
+        self._serial += 1
+        return self._serial
+
+    def _known(self, t):
+        rec = self._tensors.get(id(t))
+        if rec is not None and rec.ref() is t:
+            return rec
+        return None  # never seen, or the id belonged to a tensor that died
+
+    def _value_for_input(self, x):
+        if _is_tensor(x):
+            rec = self._known(x)
+            if rec is None:  # first seen as an input: a leaf, a constant tensor, a detached one
+                rec = self._new_value(x, None)
+            return rec
+        if isinstance(x, (bool, int, float, complex)):
+            return self._constant(repr(x))
+        shape = getattr(x, "shape", None)
+        if shape is not None and hasattr(x, "dtype"):  # a numpy array
+            return self._constant("array" + _shape_text(shape), tuple(shape), str(x.dtype))
+        return None
+
+    def _constant(self, text, shape=None, dtype=None):
+        rec = ValueRec(self._next(), None, shape, dtype, False, True, const=text)
+        self._values[rec.serial] = rec
+        return rec
+
+    def _new_value(self, t, old):
+        data = t._data
+        rec = ValueRec(self._next(), old.ref if old is not None else weakref.ref(t), tuple(data.shape),
+                       data.dtype.name, bool(t._requires_grad), t._grad_fn is None, prev=old)
+        self._values[rec.serial] = rec
+        self._tensors[id(t)] = rec
+        return rec
+
+    def _fold_copy_slices(self, fn, copy_op):
+        """An in-place op on a view: the engine recorded the op's own node on a shadow
+        tensor, then refreshed the view (AsStridedBackward0), then CopySlices on the base.
+        Keep one op ``base -> add_ -> base``, followed by the view's refresh."""
+        inner = self.op_for_node(fn)
+        first = 0
+        if inner is not None:
+            first = inner.serial
+            self._drop_op(inner)
+        new_base = self._values.get(copy_op.outputs[0]) if copy_op.outputs else None
+        old_base = self._values.get(new_base.prev) if new_base is not None else None
+        for serial in [s for s in self._ops if first < s < copy_op.serial]:
+            op = self._ops[serial]
+            if op.node_name != "AsStridedBackward0" or not op.inputs or old_base is None \
+                    or op.inputs[0] != old_base.serial:
+                continue
+            # Move the refresh after the copy, reading the base's new value.
+            del self._ops[serial]
+            old_base.users -= 1
+            new_base.users += 1
+            op.inputs = (new_base.serial,) + op.inputs[1:]
+            op.serial = self._next()
+            self._ops[op.serial] = op
+            self._node_ops[op.node_ref] = op.serial
+            for s in op.outputs:
+                v = self._values.get(s)
+                if v is not None:
+                    v.producer = op.serial
+
+    def _drop_op(self, op):
+        self._ops.pop(op.serial, None)
+        self._node_ops.pop(op.node_ref, None)
+        for s in op.inputs + op.outputs:
+            v = self._values.get(s)
+            if v is None:
+                continue
+            v.users -= 1
+            if v.users <= 0:
+                del self._values[s]
+                t = v.ref() if v.ref is not None else None
+                if t is not None and self._tensors.get(id(t)) is v:
+                    del self._tensors[id(t)]
+
+    def _prune(self):
+        dead, self._dead = self._dead, []
+        for ref in dead:
+            serial = self._node_ops.pop(ref, None)
+            op = self._ops.get(serial) if serial is not None else None
+            if op is not None:
+                self._drop_op(op)
+        # Entries of tensors that died after their values were pruned.
+        if len(self._tensors) > 2 * len(self._values) + 64:
+            self._tensors = {k: v for k, v in self._tensors.items() if v.serial in self._values}
+
+
+def _is_tensor(x):
+    return hasattr(x, "_grad_fn") and hasattr(x, "_data")
+
+
+def _saved_map(node, inputs, outputs, positions):
+    """Where each saved tensor came from, captured while the tensors are still there."""
+    items = node.saved_items()
+    if not items:
+        return ()
+    out = []
+    for slot, value in items:
+        tensor = getattr(value, "tensor", None)
+        if getattr(value, "is_output", False):
+            out.append((slot, True, getattr(value, "output_nr", 0)))
+        elif tensor is not None:
+            index = next((i for i, x in enumerate(inputs) if x is tensor), None)
+            if index in positions:
+                out.append((slot, False, positions[index]))
+    return tuple(out)
+
+
+def _shape_text(shape):
+    return "(" + ", ".join(str(s) for s in shape) + ")"

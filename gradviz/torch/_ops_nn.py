@@ -1,0 +1,399 @@
+"""Op-table entries for torch.nn: the same ``Op`` rules as ``_ops`` (PyTorch's node name,
+a numpy forward, one formula per differentiable input written with engine ops).
+
+Where PyTorch's backward is itself a named op (ConvolutionBackwardBackward0, ...), the
+formula applies a matching backward op here, whose own formulas close the loop, so
+double backward works and shows PyTorch's node names. Normalisation formulas instead
+recompute their statistics from the input with engine ops: that keeps every order of
+derivative right without special double-backward code.
+"""
+import math
+
+import numpy as np
+
+from . import _kernels as K
+from . import _kernels_nn as KN
+from ._ops import Op
+from .autograd import graph
+
+# PyTorch's Reduction enum, as its nodes save it (``_saved_reduction`` is an int).
+REDUCTION = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _apply(op, inputs, **params):
+    return graph.apply(op, inputs, params)
+
+
+def _F():
+    from . import _functions
+    return _functions
+
+
+def _const(array):
+    """A numpy array as a tensor that needs no gradient (masks, coefficients)."""
+    return _F().from_numpy(np.ascontiguousarray(array))
+
+
+def _spatial(t):
+    return tuple(t.shape[2:])
+
+
+# ---------------------------------------------------------------------------------------
+# convolution: y = conv(x, w) + b, with the two linear backward maps as ops of their own
+def _conv_forward(input, weight, bias, *, stride, padding, dilation, transposed, output_padding, groups,
+                  bias_sym_sizes_opt):
+    return KN.conv_nd(input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_input_grad(grad, weight, input_sizes, stride, padding, dilation, groups):
+    return _apply(conv_input_backward, (grad, weight), input_sizes=tuple(input_sizes), stride=stride,
+                  padding=padding, dilation=dilation, groups=groups)
+
+
+def _conv_weight_grad(input, grad, weight_sizes, stride, padding, dilation, groups):
+    return _apply(conv_weight_backward, (input, grad), weight_sizes=tuple(weight_sizes), stride=stride,
+                  padding=padding, dilation=dilation, groups=groups)
+
+
+def conv(input, weight, bias, stride, padding, dilation, groups):
+    n = len(stride)
+    return _apply(convolution, (input, weight, bias), stride=stride, padding=padding, dilation=dilation,
+                  transposed=False, output_padding=(0,) * n, groups=groups,
+                  bias_sym_sizes_opt=None if bias is None else tuple(bias.shape))
+
+
+convolution = Op(
+    "ConvolutionBackward0", _conv_forward,
+    input=lambda grad, input, weight, stride, padding, dilation, groups: _conv_input_grad(
+        grad, weight, input.shape, stride, padding, dilation, groups),
+    weight=lambda grad, input, weight, stride, padding, dilation, groups: _conv_weight_grad(
+        input, grad, weight.shape, stride, padding, dilation, groups),
+    bias=lambda grad: grad.sum([0] + list(range(2, grad.dim()))))
+
+conv_input_backward = Op(
+    "ConvolutionBackwardBackward0",
+    lambda grad_output, weight, *, input_sizes, stride, padding, dilation, groups: KN.conv_nd_input_grad(
+        grad_output, weight, input_sizes, stride, padding, dilation, groups),
+    grad_output=lambda grad, weight, stride, padding, dilation, groups: conv(
+        grad, weight, None, stride, padding, dilation, groups),
+    weight=lambda grad, grad_output, weight, stride, padding, dilation, groups: _conv_weight_grad(
+        grad, grad_output, weight.shape, stride, padding, dilation, groups))
+
+conv_weight_backward = Op(
+    "ConvolutionBackwardBackward0",
+    lambda input, grad_output, *, weight_sizes, stride, padding, dilation, groups: KN.conv_nd_weight_grad(
+        input, grad_output, weight_sizes, stride, padding, dilation, groups),
+    input=lambda grad, input, grad_output, stride, padding, dilation, groups: _conv_input_grad(
+        grad_output, grad, input.shape, stride, padding, dilation, groups),
+    grad_output=lambda grad, input, stride, padding, dilation, groups: conv(
+        input, grad, None, stride, padding, dilation, groups))
+
+# ---------------------------------------------------------------------------------------
+# pooling
+max_pool2d = Op(
+    "MaxPool2DWithIndicesBackward0",
+    lambda self, *, kernel_size, stride, padding, dilation, ceil_mode: KN.batched(
+        KN.max_pool2d, self, kernel_size, stride or kernel_size, padding, dilation, ceil_mode),
+    multi_output=True,
+    self=lambda grads, self, result1: _apply(max_pool2d_backward, (grads[0],), indices=result1._data,
+                                             input_sizes=tuple(self.shape)))
+
+max_pool2d_backward = Op(
+    "MaxPool2DWithIndicesBackwardBackward0",
+    lambda grad_output, *, indices, input_sizes: KN.batched(KN.max_pool2d_scatter, grad_output, indices, input_sizes),
+    # The adjoint of scattering to the argmax positions is gathering from them.
+    grad_output=lambda grad, indices: _F().gather(grad.flatten(-2), -1, _const(indices).flatten(-2)).view(
+        indices.shape))
+
+avg_pool2d = Op(
+    "AvgPool2DBackward0",
+    lambda self, *, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: KN.batched(
+        KN.avg_pool2d, self, kernel_size, stride or kernel_size, padding, ceil_mode, count_include_pad,
+        divisor_override),
+    self=lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: _apply(
+        avg_pool2d_backward, (grad,), input_sizes=tuple(self.shape), kernel_size=kernel_size, stride=stride,
+        padding=padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+        divisor_override=divisor_override))
+
+avg_pool2d_backward = Op(
+    "AvgPool2DBackwardBackward0",
+    lambda grad_output, *, input_sizes, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    divisor_override: KN.batched(KN.avg_pool2d_backward, grad_output, input_sizes, kernel_size,
+                                 stride or kernel_size, padding, ceil_mode, count_include_pad, divisor_override),
+    grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: _apply(
+        avg_pool2d, (grad,), kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
+        count_include_pad=count_include_pad, divisor_override=divisor_override))
+
+# ---------------------------------------------------------------------------------------
+# embedding
+embedding = Op(
+    "EmbeddingBackward0",
+    lambda weight, indices, *, padding_idx, scale_grad_by_freq, sparse, weight_sym_argsize_0: np.take(
+        weight, indices, axis=0),
+    weight=lambda grad, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq: _apply(
+        embedding_dense_backward, (grad,), indices=indices._data, num_weights=weight_sym_argsize_0,
+        padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq))
+
+embedding_dense_backward = Op(
+    "EmbeddingDenseBackwardBackward0",
+    lambda grad_output, *, indices, num_weights, padding_idx, scale_grad_by_freq: KN.embedding_backward(
+        grad_output, indices, num_weights, padding_idx, scale_grad_by_freq),
+    grad_output=lambda grad, indices, padding_idx, scale_grad_by_freq: _apply(
+        embedding, (grad, _const(indices)), padding_idx=-1, scale_grad_by_freq=False, sparse=False,
+        weight_sym_argsize_0=grad.shape[0]) * _const(KN.embedding_row_scale(indices, padding_idx, scale_grad_by_freq,
+                                                                            grad.dtype)))
+
+
+# ---------------------------------------------------------------------------------------
+# normalisation (formulas recompute the statistics with engine ops)
+def _normalize(x, dims, eps):
+    mean = x.mean(dims, keepdim=True)
+    centred = x - mean
+    rstd = ((centred * centred).mean(dims, keepdim=True) + eps).rsqrt()
+    return centred * rstd, rstd
+
+
+def _norm_input_grad(g, xhat, rstd, dims):
+    """d/dx of (x - mean) * rstd applied to g, with mean and rstd over ``dims``."""
+    return rstd * (g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True))
+
+
+def _ln_dims(x, normalized_shape):
+    return list(range(x.dim() - len(normalized_shape), x.dim()))
+
+
+def _ln_input(grads, input, weight, normalized_shape, eps):
+    dims = _ln_dims(input, normalized_shape)
+    xhat, rstd = _normalize(input, dims, eps)
+    g = grads[0] if weight is None else grads[0] * weight
+    return _norm_input_grad(g, xhat, rstd, dims)
+
+
+layer_norm = Op(
+    "NativeLayerNormBackward0",
+    lambda input, weight, bias, *, normalized_shape, eps: KN.layer_norm(input, weight, bias, len(normalized_shape),
+                                                                        eps),
+    multi_output=True,
+    input=lambda grads, input, normalized_shape, weight, bias, result1, result2, eps: _ln_input(
+        grads, input, weight, normalized_shape, eps),
+    weight=lambda grads, input, normalized_shape, result1, result2, eps: grads[0] * _normalize(
+        input, _ln_dims(input, normalized_shape), eps)[0],
+    bias=lambda grads: grads[0])
+
+
+def _bn_dims(x):
+    return [0] + list(range(2, x.dim()))
+
+
+def _channel(t, x):
+    return t.view((1, -1) + (1,) * (x.dim() - 2))
+
+
+def _bn_input(grads, input, weight, running_var, training, eps):
+    g = grads[0] if weight is None else grads[0] * _channel(weight, input)
+    if not training:
+        return g * _channel((running_var + eps).rsqrt(), input)
+    dims = _bn_dims(input)
+    xhat, rstd = _normalize(input, dims, eps)
+    return _norm_input_grad(g, xhat, rstd, dims)
+
+
+def _bn_weight(grads, input, running_mean, running_var, training, eps):
+    if training:
+        xhat = _normalize(input, _bn_dims(input), eps)[0]
+    else:
+        xhat = (input - _channel(running_mean, input)) * _channel((running_var + eps).rsqrt(), input)
+    return (grads[0] * xhat).sum(_bn_dims(input))
+
+
+batch_norm = Op(
+    "NativeBatchNormBackward0",
+    lambda input, weight, bias, running_mean, running_var, *, training, momentum, eps: KN.batch_norm(
+        input, weight, bias, running_mean, running_var, training, momentum, eps),
+    multi_output=True,
+    input=lambda grads, input, weight, running_mean, running_var, training, eps, result1, result2: _bn_input(
+        grads, input, weight, running_var, training, eps),
+    weight=lambda grads, input, running_mean, running_var, training, eps, result1, result2: _bn_weight(
+        grads, input, running_mean, running_var, training, eps),
+    bias=lambda grads: grads[0].sum(_bn_dims(grads[0])))
+
+# ---------------------------------------------------------------------------------------
+# softmax family
+softmax = Op("SoftmaxBackward0", lambda self, *, dim: KN.softmax(self, dim),
+             self=lambda grad, result, dim: _apply(softmax_backward_data, (grad, result), dim=dim))
+
+softmax_backward_data = Op(
+    "SoftmaxBackwardDataBackward0",
+    lambda grad_output, output, *, dim: output * (grad_output - (grad_output * output).sum(axis=dim, keepdims=True)),
+    # The softmax Jacobian is symmetric: its adjoint is the same map.
+    grad_output=lambda grad, output, dim: _apply(softmax_backward_data, (grad, output), dim=dim),
+    output=lambda grad, grad_output, output, dim: (
+        grad * (grad_output - (grad_output * output).sum(dim, keepdim=True))
+        - grad_output * (grad * output).sum(dim, keepdim=True)))
+
+log_softmax = Op("LogSoftmaxBackward0", lambda self, *, dim: KN.log_softmax(self, dim),
+                 self=lambda grad, result, dim: _apply(log_softmax_backward_data, (grad, result), dim=dim))
+
+log_softmax_backward_data = Op(
+    "LogSoftmaxBackwardDataBackward0",
+    lambda grad_output, output, *, dim: grad_output - np.exp(output) * grad_output.sum(axis=dim, keepdims=True),
+    grad_output=lambda grad, output, dim: grad - (grad * output.exp()).sum(dim, keepdim=True),
+    output=lambda grad, grad_output, output, dim: -grad * output.exp() * grad_output.sum(dim, keepdim=True))
+
+
+# ---------------------------------------------------------------------------------------
+# losses
+def _nll_backward(grads, self, target, weight, reduction, ignore_index):
+    coef, _ = KN.nll_coefficients(tuple(self.shape), self._data.dtype, target._data,
+                                  None if weight is None else weight._data, ignore_index, reduction)
+    return _apply(nll_loss_backward, (grads[0],), coef=coef, reduction=reduction)
+
+
+nll_loss = Op(
+    "NllLossBackward0",
+    lambda self, target, weight, *, reduction, ignore_index: KN.nll_loss(self, target, weight, ignore_index,
+                                                                         reduction),
+    multi_output=True,
+    self=lambda grads, self, target, weight, reduction, ignore_index, result1: _nll_backward(
+        grads, self, target, weight, reduction, ignore_index))
+
+
+def _class_sum(grad, coef, reduction):
+    """Adjoint of ``grad_output -> grad_output * coef``: sum over what was broadcast."""
+    product = grad * _const(coef)
+    if reduction != REDUCTION["none"]:
+        return product.sum()
+    return product.sum(1 if product.dim() > 1 else 0)
+
+
+nll_loss_backward = Op(
+    "NllLossBackwardBackward0",
+    lambda grad_output, *, coef, reduction: KN.nll_backward(grad_output, coef, reduction),
+    grad_output=lambda grad, coef, reduction: _class_sum(grad, coef, reduction))
+
+
+def _mse_grad(grad, self, target, reduction):
+    return _apply(mse_loss_backward, (grad, self, target), reduction=reduction)
+
+
+mse_loss = Op(
+    "MseLossBackward0",
+    lambda self, target, *, reduction: KN.reduce(np.square(self - target), reduction), promotes=True,
+    self=lambda grad, self, target, reduction: _mse_grad(grad, self, target, reduction),
+    target=lambda grad, self, target, reduction: _mse_grad(grad, target, self, reduction))
+
+
+def _mse_scale(numel, reduction):
+    return 2.0 / numel if reduction == REDUCTION["mean"] else 2.0
+
+
+mse_loss_backward = Op(
+    "MseLossBackwardBackward0",
+    lambda grad_output, self, target, *, reduction: KN.mse_backward(grad_output, self, target, reduction),
+    grad_output=lambda grad, self, target, reduction: grad * (self - target) * _mse_scale(grad.numel(), reduction),
+    self=lambda grad, grad_output, reduction: grad * grad_output * _mse_scale(grad.numel(), reduction),
+    target=lambda grad, grad_output, reduction: grad * grad_output * -_mse_scale(grad.numel(), reduction))
+
+
+def _loss_scale(grad, weight, n, reduction):
+    """grad times the element weight, divided by n for 'mean'."""
+    if weight is not None:
+        grad = grad * weight
+    return grad / n if reduction == REDUCTION["mean"] else grad
+
+
+binary_cross_entropy = Op(
+    "BinaryCrossEntropyBackward0",
+    lambda self, target, weight, *, reduction: KN.binary_cross_entropy(self, target, weight, reduction),
+    self=lambda grad, self, target, weight, reduction: _loss_scale(
+        grad * (self - target) / (self * (1 - self)).clamp(min=1e-12), weight, self.numel(), reduction),
+    target=lambda grad, self, weight, reduction: _loss_scale(
+        grad * ((1 - self).log() - self.log()), weight, self.numel(), reduction))
+
+
+def _softplus_neg(x):
+    """log(1 + exp(-x)) with engine ops, safe for large |x|."""
+    return (-x.abs()).exp().log1p() + (-x).clamp(min=0)
+
+
+def _bce_logits_self(grad, self, target, weight, pos_weight, reduction):
+    if pos_weight is None:
+        g = self.sigmoid() - target
+    else:
+        t = pos_weight * target
+        g = (t + 1 - target) * self.sigmoid() - t
+    return _loss_scale(grad * g, weight, self.numel(), reduction)
+
+
+def _bce_logits_target(grad, self, weight, pos_weight, reduction):
+    g = -self if pos_weight is None else (pos_weight - 1) * _softplus_neg(self) - self
+    return _loss_scale(grad * g, weight, self.numel(), reduction)
+
+
+binary_cross_entropy_with_logits = Op(
+    "BinaryCrossEntropyWithLogitsBackward0",
+    lambda self, target, weight, pos_weight, *, reduction: KN.bce_with_logits(self, target, weight, pos_weight,
+                                                                              reduction),
+    self=lambda grad, self, target, weight, pos_weight, reduction: _bce_logits_self(
+        grad, self, target, weight, pos_weight, reduction),
+    target=lambda grad, self, weight, pos_weight, reduction: _bce_logits_target(
+        grad, self, weight, pos_weight, reduction))
+
+# ---------------------------------------------------------------------------------------
+# activations
+_SQRT_2_PI = math.sqrt(2 / math.pi)
+_KAPPA = 0.044715
+
+
+def _gelu_second(self, approximate):
+    """d^2 gelu / dx^2 with engine ops."""
+    if approximate == "tanh":
+        x2 = self * self
+        du = (x2 * (3 * _KAPPA) + 1) * _SQRT_2_PI
+        th = ((self + self * x2 * _KAPPA) * _SQRT_2_PI).tanh()
+        sech2 = 1 - th * th
+        return sech2 * (du - self * th * du * du + x2 * (3 * _KAPPA * _SQRT_2_PI))
+    x2 = self * self
+    return (x2 * -0.5).exp() * (1 / math.sqrt(2 * math.pi)) * (2 - x2)
+
+
+gelu = Op("GeluBackward0", lambda self, *, approximate: KN.gelu(self, approximate),
+          self=lambda grad, self, approximate: _apply(gelu_backward, (grad, self), approximate=approximate))
+
+gelu_backward = Op(
+    "GeluBackwardBackward0",
+    lambda grad_output, self, *, approximate: grad_output * KN.gelu_derivative(self, approximate),
+    grad_output=lambda grad, self, approximate: _apply(gelu_backward, (grad, self), approximate=approximate),
+    self=lambda grad, grad_output, self, approximate: grad * grad_output * _gelu_second(self, approximate))
+
+leaky_relu = Op("LeakyReluBackward0",
+                lambda self, *, negative_slope: np.where(self > 0, self, self * negative_slope).astype(self.dtype),
+                self=lambda grad, self, negative_slope: _F().where(self > 0, grad, grad * negative_slope))
+
+silu = Op("SiluBackward0", lambda self: (self * K.sigmoid_array(self)).astype(self.dtype),
+          self=lambda grad, self: grad * self.sigmoid() * (1 + self * (1 - self.sigmoid())))
+
+softplus = Op("SoftplusBackward0",
+              lambda self, *, beta, threshold: KN.softplus(self, beta, threshold),
+              self=lambda grad, self, beta, threshold: _F().where(self * beta > threshold, grad,
+                                                                  grad * (self * beta).sigmoid()))
+
+hardtanh = Op("HardtanhBackward0", lambda self, *, min_val, max_val: np.clip(self, min_val, max_val),
+              self=lambda grad, self, min_val, max_val: _F().where((self > min_val) & (self < max_val), grad, 0.0))
+
+elu = Op("EluBackward0", lambda self, *, alpha: np.where(self > 0, self, alpha * np.expm1(self)).astype(self.dtype),
+         self=lambda grad, self, alpha: _F().where(self > 0, grad, grad * self.exp() * alpha))
+
+# ---------------------------------------------------------------------------------------
+# shape helpers PyTorch's composites use internally
+unsafe_split = Op(
+    "UnsafeSplitBackward0",
+    lambda self, *, split_size, dim: tuple(a.copy() for a in K.split_array(self, split_size, dim)),
+    multi_output=True,
+    self=lambda grads, dim: _F().cat(grads, dim))
+
+# C++ composites multiply and divide by Python scalars through the Scalar overloads.
+mul_scalar = Op("MulBackward1", lambda self, *, other: (self * other).astype(self.dtype, copy=False),
+                self=lambda grad, other: grad * other)
+div_scalar = Op("DivBackward1", lambda self, *, other: (self / other).astype(self.dtype, copy=False),
+                self=lambda grad, other: grad / other)

@@ -1,0 +1,499 @@
+"""torch.nn.functional: PyTorch's signatures, argument checks and composite decompositions
+over the op table (``_ops_nn`` for nn kernels, the engine's own ops for the rest)."""
+import numbers
+import warnings
+
+import numpy as np
+
+from .. import _functions as _F
+from .. import _ops_nn as ops
+from .._tensor import Tensor
+from ..autograd.graph import apply as _apply_op
+
+# Re-exported elementwise functions PyTorch also offers here.
+tanh = _F.tanh
+sigmoid = _F.sigmoid
+
+
+def _apply(op, inputs, **params):
+    return _apply_op(op, inputs, params)
+
+
+def _tuple(value, n, name="argument"):
+    if isinstance(value, (list, tuple)):
+        if len(value) == 1 and n > 1:
+            return tuple(int(value[0]) for _ in range(n))
+        return tuple(int(v) for v in value)
+    return (int(value),) * n
+
+
+def _size_list(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+# =======================================================================================
+# linear and convolution
+def linear(input, weight, bias=None):
+    """At::linear: addmm for 2-D inputs with a bias; contiguous N-D inputs are flattened to
+    2-D around one addmm (ViewBackward0 on both sides); otherwise matmul (+ bias)."""
+    if bias is not None:
+        if input.dim() == 2:
+            return _F.addmm(bias, input, weight.t())
+        if input.is_contiguous() and input.dim() >= 1:
+            lead = tuple(input.shape[:-1])
+            rows = 1
+            for s in lead:
+                rows *= s
+            flat = input.reshape(rows, input.shape[-1]) if input.dim() > 0 else input
+            return _F.addmm(bias, flat, weight.t()).view(lead + (weight.shape[0],))
+    out = _F.matmul(input, weight.t())
+    return out if bias is None else out + bias
+
+
+def _conv_padding(padding, n, weight, dilation, stride):
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0,) * n
+        if padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            total = [d * (k - 1) for d, k in zip(dilation, weight.shape[2:])]
+            if any(t % 2 for t in total):
+                raise NotImplementedError("gradviz: padding='same' with an even effective kernel size")
+            return tuple(t // 2 for t in total)
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    return _tuple(padding, n)
+
+
+def _convnd(name, n, input, weight, bias, stride, padding, dilation, groups):
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of "
+                           f"size: {_size_list(input.shape)}")
+    stride, dilation = _tuple(stride, n), _tuple(dilation, n)
+    padding = _conv_padding(padding, n, weight, dilation, stride)
+    unbatched = input.dim() == n + 1
+    x = input.unsqueeze(0) if unbatched else input
+    if x.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {_size_list(weight.shape)}, expected input"
+                           f"{_size_list(x.shape)} to have {weight.shape[1] * groups} channels, but got {x.shape[1]} "
+                           "channels instead")
+    if weight.shape[0] % groups:
+        raise RuntimeError("Given groups={}, expected weight to be divisible by {} at dimension 0, but got weight of "
+                           "size {} instead".format(groups, groups, _size_list(weight.shape)))
+    padded = [s + 2 * p for s, p in zip(x.shape[2:], padding)]
+    kernel = [d * (k - 1) + 1 for d, k in zip(dilation, weight.shape[2:])]
+    if any(p < k for p, k in zip(padded, kernel)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, kernel))}). Kernel size can't be greater than actual input size")
+    out = ops.conv(x, weight, bias, stride, padding, dilation, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convnd("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convnd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+# =======================================================================================
+# pooling
+def _pool_args(input, kernel_size, stride, padding, dilation, name):
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"{name}: Expected 3D or 4D tensor, but got: {_size_list(input.shape)}")
+    kernel = _tuple(kernel_size, 2)
+    # PyTorch keeps an omitted stride as () (it defaults to the kernel size in the kernel).
+    stride = () if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else _tuple(stride, 2)
+    return kernel, stride, _tuple(padding, 2), _tuple(dilation, 2)
+
+
+def _check_pool_output(input, kernel, stride, padding, dilation, ceil_mode):
+    from .._kernels_nn import pooled_size
+    h, w = input.shape[-2:]
+    s = stride or kernel
+    oh = pooled_size(h, kernel[0], s[0], padding[0], dilation[0], ceil_mode)
+    ow = pooled_size(w, kernel[1], s[1], padding[1], dilation[1], ceil_mode)
+    if oh < 1 or ow < 1:
+        c = input.shape[-3]
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). "
+                           "Output size is too small")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    kernel, stride, padding, dilation = _pool_args(input, kernel_size, stride, padding, dilation, "max_pool2d")
+    for p, k, d in zip(padding, kernel, dilation):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                               f"kernel_size={k} and dilation={d}")
+    _check_pool_output(input, kernel, stride, padding, dilation, ceil_mode)
+    out, indices = _apply(ops.max_pool2d, (input,), kernel_size=kernel, stride=stride, padding=padding,
+                          dilation=dilation, ceil_mode=ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """PyTorch runs the 2-D kernel on an unsqueezed input, then squeezes."""
+    one = lambda v: None if v is None else (1,) + _tuple(v, 1)  # noqa: E731
+    out = max_pool2d(input.unsqueeze(-2), one(kernel_size), one(stride), (0,) + _tuple(padding, 1),
+                     (1,) + _tuple(dilation, 1), ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    kernel, stride, padding, _ = _pool_args(input, kernel_size, stride, padding, 1, "avg_pool2d")
+    for p, k in zip(padding, kernel):
+        if p > k // 2:
+            raise RuntimeError(f"pad should be at most half of kernel size, but got pad={p} and kernel_size={k}")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    _check_pool_output(input, kernel, stride, padding, (1, 1), ceil_mode)
+    return _apply(ops.avg_pool2d, (input,), kernel_size=kernel, stride=stride, padding=padding, ceil_mode=ceil_mode,
+                  count_include_pad=count_include_pad, divisor_override=divisor_override)
+
+
+# =======================================================================================
+# activations
+def relu(input, inplace=False):
+    return _F.relu_(input) if inplace else _F.relu(input)
+
+
+def relu_(input):
+    return _F.relu_(input)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return _apply(ops.gelu, (input,), approximate=approximate)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _apply(ops.leaky_relu, (input,), negative_slope=negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _apply(ops.elu, (input,), alpha=alpha)
+
+
+def silu(input, inplace=False):
+    return _apply(ops.silu, (input,))
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _apply(ops.softplus, (input,), beta=beta, threshold=threshold)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _apply(ops.hardtanh, (input,), min_val=min_val, max_val=max_val)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0)
+
+
+def _softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
+                  "argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_like(op, name, input, dim, dtype, stacklevel):
+    if dim is None:
+        dim = _softmax_dim(name, input.dim(), stacklevel + 1)
+    if dtype is not None:
+        input = input.to(dtype)
+    return _apply(op, (input,), dim=_F.wrap_dim(dim, input.dim()))
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _softmax_like(ops.softmax, "softmax", input, dim, dtype, _stacklevel)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _softmax_like(ops.log_softmax, "log_softmax", input, dim, dtype, _stacklevel)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return _softmax_like(ops.softmax, "softmin", -input, dim, dtype, _stacklevel)
+
+
+# =======================================================================================
+# dropout
+def dropout(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    if p == 1:
+        mask = _F.zeros((), dtype=input.dtype)
+    else:
+        # PyTorch's native dropout: input * (bernoulli(1 - p) / (1 - p)), seeded by manual_seed.
+        keep = _F.RANDOM.generator.random(tuple(input.shape)) < (1 - p)
+        mask = _F.from_numpy((keep / (1 - p)).astype(input._data.dtype))
+    return input.mul_(mask) if inplace else input * mask
+
+
+# =======================================================================================
+# embedding and normalisation
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    if input.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got torch.{input.type().split('.')[-1]} instead (while checking "
+                           "arguments for embedding)")
+    n = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx < 0:
+            if padding_idx < -n:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx += n
+        elif padding_idx >= n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+    idx = input._data
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _embedding_renorm(weight, idx, max_norm, norm_type)
+    return _apply(ops.embedding, (weight, input), padding_idx=-1 if padding_idx is None else padding_idx,
+                  scale_grad_by_freq=scale_grad_by_freq, sparse=sparse, weight_sym_argsize_0=n)
+
+
+def _embedding_renorm(weight, idx, max_norm, norm_type):
+    """Rows looked up are rescaled in place to norm <= max_norm (no autograd, as in PyTorch)."""
+    rows = np.unique(idx)
+    data = weight._data
+    norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
+    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
+    data[rows] *= scale[:, None]
+    weight._vbox[0] += 1
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
+    if tuple(input.shape[input.dim() - len(shape):]) != shape or input.dim() < len(shape):
+        raise RuntimeError(f"Given normalized_shape={_size_list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size{_size_list(input.shape)}")
+    out = _apply(ops.layer_norm, (input, weight, bias), normalized_shape=shape, eps=eps)
+    return out[0]
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    if training:
+        size = input.shape[0]
+        for s in input.shape[2:]:
+            size *= s
+        if size == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    out = _apply(ops.batch_norm, (input, weight, bias, running_mean, running_var), training=training,
+                 momentum=0.0 if momentum is None else momentum, eps=eps)
+    return out[0]
+
+
+# =======================================================================================
+# losses
+def _reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        if reduction not in ops.REDUCTION:
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='{}' instead.".format(
+        "mean" if (size_average is None or size_average) and (reduce is None or reduce) else
+        ("sum" if reduce is None or reduce else "none")), stacklevel=3)
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
+
+
+def _warn_target_size(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    _warn_target_size(input, target)
+    return _apply(ops.mse_loss, (input, target), reduction=ops.REDUCTION[reduction])
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    _warn_target_size(input, target)
+    return _reduce((input - target).abs(), reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = _reduction(size_average, reduce, reduction)
+    diff = (input - target).abs()
+    loss = _F.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta) if beta > 0 else diff
+    return _reduce(loss, reduction)
+
+
+def _check_nll(input, target):
+    if target.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.type().split('.')[-1][:-6]}")
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() == 1:
+        if target.dim() != 0:
+            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+        return
+    if input.shape[0] != (target.shape[0] if target.dim() else -1):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.dim() else 0}).")
+    if input.dim() > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"size mismatch (got input: {_size_list(input.shape)}, target: "
+                           f"{_size_list(target.shape)})")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_nll(input, target)
+    out = _apply(ops.nll_loss, (input, target, weight), reduction=ops.REDUCTION[reduction],
+                 ignore_index=ignore_index)
+    return out[0]
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    reduction = _reduction(size_average, reduce, reduction)
+    class_dim = 0 if input.dim() == 1 else 1
+    if target.is_floating_point() and tuple(target.shape) == tuple(input.shape):
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
+    logp = log_softmax(input, class_dim)
+    if label_smoothing > 0:
+        return _cross_entropy_smoothed(logp, target, weight, reduction, ignore_index, label_smoothing, class_dim)
+    return nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+
+
+def _scale(t, value):
+    return _apply(ops.mul_scalar, (t,), other=value)
+
+
+def _cross_entropy_smoothed(logp, target, weight, reduction, ignore_index, smoothing, class_dim):
+    """PyTorch's composite: (1 - s) * nll + s / C * (weighted) sum of -log p over classes."""
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    n_classes = logp.shape[class_dim]
+    if weight is not None:
+        shape = [1] * logp.dim()
+        shape[class_dim] = n_classes
+        smooth = -(logp * weight.view(shape)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    ignore = target == ignore_index
+    smooth = smooth.masked_fill(ignore, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            kept = target._data[~ignore._data]
+            ret = smooth.sum() / _F.from_numpy(np.asarray(weight._data[kept].sum()))
+        else:
+            ret = smooth.sum() / (~ignore).sum()
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return _scale(nll, 1 - smoothing) + _scale(ret, smoothing / n_classes)
+
+
+def _cross_entropy_probs(input, target, weight, reduction, smoothing, class_dim):
+    logp = log_softmax(input, class_dim)
+    n_classes = input.shape[class_dim]
+    if smoothing > 0:
+        target = target * (1 - smoothing) + smoothing / n_classes
+    if weight is not None:
+        shape = [1] * input.dim()
+        shape[class_dim] = n_classes
+        losses = -(logp * target * weight.view(shape)).sum(class_dim)
+    else:
+        losses = -(logp * target).sum(class_dim)
+    if reduction == "mean":
+        return _apply(ops.div_scalar, (losses.sum(),), other=input.numel() // n_classes) if input.dim() > 1 \
+            else losses
+    return losses.sum() if reduction == "sum" else losses
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+                         "is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(tuple(np.broadcast_shapes(tuple(target.shape), tuple(weight.shape))))
+    return _apply(ops.binary_cross_entropy, (input, target, weight), reduction=ops.REDUCTION[reduction])
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    return _apply(ops.binary_cross_entropy_with_logits, (input, target, weight, pos_weight),
+                  reduction=ops.REDUCTION[reduction])
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    reduction = _reduction(size_average, reduce, reduction) if reduction != "batchmean" else reduction
+    if log_target:
+        loss = target.exp() * (target - input)
+    elif target.requires_grad:
+        loss = target * target.log() - target * input
+    else:
+        # xlogy(t, t): 0 where t == 0, a constant when the target needs no gradient.
+        t = target._data
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xlogy = np.where(t == 0, 0, t * np.log(t)).astype(t.dtype)
+        loss = _F.from_numpy(xlogy) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    return _reduce(loss, reduction)
+
+
+# =======================================================================================
+# misc
+def one_hot(tensor, num_classes=-1):
+    if tensor.dtype.name != "int64":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    data = tensor._data
+    if num_classes == -1:
+        num_classes = int(data.max()) + 1 if data.size else 0
+    if data.size and (data.min() < 0 or data.max() >= num_classes):
+        raise RuntimeError("Class values must be smaller than num_classes." if data.min() >= 0 else
+                           "Class values must be non-negative.")
+    out = np.zeros(data.shape + (num_classes,), dtype=np.int64)
+    np.put_along_axis(out, data[..., None], 1, axis=-1)
+    return _F.from_numpy(out)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    return input / denom
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    n1 = x1.norm(2, dim, keepdim=True).clamp(min=eps)
+    n2 = x2.norm(2, dim, keepdim=True).clamp(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """PyTorch's unsafe_chunk (used inside its RNN cells): one UnsafeSplitBackward0 node."""
+    size = input.shape[dim]
+    split = -(-size // chunks)
+    return _apply(ops.unsafe_split, (input,), split_size=split, dim=_F.wrap_dim(dim, input.dim()))
+
+
+__all__ = [name for name in dir() if not name.startswith("_") and name not in ("np", "numbers", "warnings", "ops",
+                                                                                  "Tensor")]
