@@ -15,6 +15,13 @@ Shape = Tuple[int, ...]
 
 
 @dataclass(frozen=True)
+class BackwardCallInfo:
+    index: int  # PyTorch has no such number; gradviz counts backward calls from 1
+    kind: str  # 'backward' or 'grad'
+    site: Site
+
+
+@dataclass(frozen=True)
 class GradInfo:
     """Summary of a tensor's ``.grad`` (the values themselves are not kept)."""
     shape: Shape
@@ -91,7 +98,7 @@ class BackwardNode:
     edges: Tuple[Edge, ...]
     saved: Tuple[SavedInfo, ...]
     outputs: Tuple[Tuple[Shape, str], ...]  # (shape, dtype) of each forward output
-    freed_by: Optional[str]  # 'backward #1 at s.py:20' once its buffers were freed
+    freed_by: Optional[BackwardCallInfo]  # the backward that freed its buffers
     leaf: Optional[LeafInfo] = None  # AccumulateGrad only
     inner: Optional[str] = None  # CopySlices: the in-place op's node name
     output_names: Tuple[str, ...] = ()  # names of the tensors it produced, when known
@@ -146,13 +153,6 @@ class ForwardOp:
     site: Site
     node: Optional[str] = None  # backward node id, when in the snapshot
     during_backward: bool = False  # recorded by a create_graph backward
-
-
-@dataclass(frozen=True)
-class BackwardCallInfo:
-    index: int  # PyTorch has no such number; gradviz counts backward calls from 1
-    kind: str  # 'backward' or 'grad'
-    site: Site
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from ._functions import (  # noqa: F401
     log1p, expm1, rsqrt, floor, ceil, trunc, fix, frac, tan, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh,
     log2, log10, erf, round, square, atan2, arctan2, nan_to_num, norm, var, std, prod, cumsum, logsumexp, amax, amin,
     split, chunk, tensor_split, cat, concat, concatenate, stack, flip, roll, tril, triu,
-    index_select, movedim, moveaxis, argsort, sort, topk, outer, trace, lerp, addcmul, addcdiv, vector_norm,
+    index_select, movedim, moveaxis, fmod, square, argsort, sort, topk, outer, trace, lerp, addcmul, addcdiv, vector_norm,
 )
 from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401

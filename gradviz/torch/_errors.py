@@ -259,3 +259,7 @@ def saved_detached_inplace():
 
 def derivative_not_implemented(what):
     return _tag(NotImplementedError(f"the derivative for '{what}' is not implemented."), "derivative_not_implemented")
+
+
+def aten_derivative_not_implemented(op_name):
+    return _tag(RuntimeError(f"derivative for aten::{op_name} is not implemented"), "derivative_not_implemented")

@@ -441,28 +441,27 @@ def rdiv(input, other):
 
 
 def _rounded_div(input, other, mode):
-    a = input._data
-    b = other._data if isinstance(other, _tensor.Tensor) else other
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if mode == "floor":
-            out = np.floor_divide(a, b)
-        elif mode == "trunc":
-            out = np.trunc(np.true_divide(a, b)).astype(np.result_type(a, b))
-        else:
-            raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
-    return _new_leaf(np.asarray(out))
+    return apply(_ops.div_rounding, (input, _other(other)), {"rounding_mode": mode})
 
 
 def floor_divide(input, other):
-    return _rounded_div(input, other, "floor")
+    return apply(_ops.floor_divide, (input, _other(other)), {})
 
 
 def remainder(input, other):
-    b = other._data if isinstance(other, _tensor.Tensor) else other
-    return _new_leaf(np.asarray(np.mod(input._data, b)))
+    if _is_number(other):
+        return apply(_ops.remainder, (input,), {"other": other})
+    return apply(_ops.remainder_tensor, (input, other), {})
 
 
-fmod = remainder
+def fmod(input, other):
+    if _is_number(other):
+        return apply(_ops.fmod, (input,), {"other": other})
+    return apply(_ops.remainder_tensor, (input, other), {})
+
+
+def not_implemented(what):
+    raise _errors.aten_derivative_not_implemented(what)
 
 
 def neg(input):
@@ -590,6 +589,11 @@ def clamp_mask(t, lo, hi):
 
 def threshold_backward(grad, result):
     return where(_new_leaf(result._data > 0), grad, 0.0)
+
+
+def tensor_where(self, condition, y):
+    """Tensor.where(condition, y): self where condition holds, else y."""
+    return where(condition, self, y)
 
 
 def where(condition, input=None, other=None):
@@ -1620,7 +1624,7 @@ def numel(input):
 
 TENSOR_METHODS = (
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs",
-    "clamp", "clip", "sgn", "sign", "reciprocal", "where", "to", "float", "double", "half", "long", "int", "bool",
+    "clamp", "clip", "sgn", "sign", "reciprocal", "to", "float", "double", "half", "long", "int", "bool",
     "type", "type_as", "cpu", "cuda", "clone", "contiguous", "mm", "mv", "dot", "bmm", "addmm", "matmul", "sum",
     "mean", "max", "min", "maximum", "minimum", "argmax", "argmin", "eq", "ne", "lt", "le", "gt", "ge", "equal",
     "allclose", "isclose", "isnan", "isinf", "isfinite", "all", "any", "view", "reshape", "view_as", "reshape_as",

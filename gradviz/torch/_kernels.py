@@ -215,3 +215,13 @@ def fma64(a, b, c):
     bb = s - p
     s_err = (p - (s - bb)) + (c - bb)
     return s + (s_err + p_err)
+
+
+def rounded_divide(a, b, mode):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if mode == "floor":
+            return np.floor_divide(a, b)
+        if mode == "trunc":
+            out = np.true_divide(a, b)
+            return np.trunc(out).astype(np.result_type(a, b), copy=False)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")

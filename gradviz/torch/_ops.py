@@ -378,3 +378,16 @@ addcdiv = Op("AddcdivBackward0", lambda self, tensor1, tensor2, *, value: self +
              self=lambda grad: grad,
              tensor1=lambda grad, tensor2, value: grad * value / tensor2,
              tensor2=lambda grad, tensor1, tensor2, value: -grad * value * tensor1 / (tensor2 * tensor2))
+div_rounding = Op("DivBackward2", lambda self, other, *, rounding_mode: K.rounded_divide(self, other, rounding_mode),
+                  promotes=True,
+                  self=lambda grad: F.zeros_like(grad),
+                  other=lambda grad, other: F.zeros_like(grad * other))
+remainder = Op("RemainderBackward0", lambda self, *, other: np.mod(self, other), self=lambda grad: grad)
+remainder_tensor = Op("RemainderBackward1", lambda self, other: np.mod(self, other), promotes=True,
+                      self=lambda grad: grad,
+                      other=lambda grad, self, other: -grad * (self / other).floor())
+fmod = Op("FmodBackward0", lambda self, *, other: np.fmod(self, other), self=lambda grad: grad)
+# PyTorch has no derivative for floor_divide: its node raises when reached.
+floor_divide = Op("NotImplemented", lambda self, other: K.rounded_divide(self, other, "floor"), promotes=True,
+                  self=lambda grad: F.not_implemented("floor_divide"),
+                  other=lambda grad: F.not_implemented("floor_divide"))

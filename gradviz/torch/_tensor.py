@@ -445,6 +445,8 @@ def wrap(array):
     return t
 
 
+Tensor.where = F.tensor_where
+
 # Methods that are exactly a function of _functions with the tensor first.
 for _name in F.TENSOR_METHODS:
     setattr(Tensor, _name, getattr(F, _name))

@@ -142,9 +142,11 @@ def _dependencies(roots):
     deps = {}
     seen = set()
     order = []
-    stack = [n for n, _ in roots if n is not None]
-    for n in stack:
-        seen.add(n)
+    stack = []
+    for n, _ in roots:
+        if n is not None and n not in seen:
+            seen.add(n)
+            stack.append(n)
     while stack:
         node = stack.pop()
         order.append(node)

@@ -1,0 +1,373 @@
+"""``snapshot(roots, names, recorder)``: a frozen, plain-data copy of the graph.
+
+The backward graph is walked from the roots depth first with an explicit stack (never
+recursion: a 100,000-op chain is fine), giving ids n0, n1, ... in visiting order. When a
+recorder is given, the forward ops the roots depend on are found by one backwards sweep
+over the recorded ops, and their values named (the caller's variable names, else an
+expression such as ``w1*a``).
+
+Engine objects are read here and nowhere else in gradviz's inspection: the result holds
+only str, int, float, bool and tuples (see ``model``).
+"""
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import expr
+from .model import (BackwardCallInfo, BackwardNode, Edge, ForwardOp, GradInfo, GraphSnapshot, LeafInfo, Root,
+                    SavedInfo, Value)
+
+
+def snapshot(roots, names=None, recorder=None) -> GraphSnapshot:
+    """Snapshot the graph reachable from ``roots``.
+
+    roots: a tensor, a grad_fn node, a ``(node, output_nr)`` edge, or a sequence of them.
+    names: ``{id(tensor): name}`` (or ``{name: tensor}``) for the script's variables.
+    recorder: a ``Recorder`` that watched the forward pass, for the forward graph.
+    """
+    names = _normalize_names(names)
+    root_specs = [_root_spec(r) for r in _as_list(roots)]
+    order, index = _walk([spec[1] for spec in root_specs if spec[1] is not None])
+    forward = _Forward(recorder, names, order, index, root_specs) if recorder is not None else None
+    out_names = _output_names(root_specs, names, index, forward)
+
+    nodes = tuple(_node(k, n, index, names, forward, out_names.get(k, {})) for k, n in enumerate(order))
+    root_infos = tuple(_root(spec, names, index, forward) for spec in root_specs)
+    notes = []
+    if recorder is not None and forward is not None and not forward.ops and nodes:
+        notes.append("the forward pass of these roots was not recorded")
+    return GraphSnapshot(
+        roots=root_infos,
+        nodes=nodes,
+        values=forward.values if forward is not None else (),
+        ops=forward.ops if forward is not None else (),
+        has_forward=recorder is not None,
+        backward_calls=recorder.backward_calls() if recorder is not None else (),
+        notes=tuple(notes),
+    )
+
+
+# --------------------------------------------------------------------------- roots
+
+
+def _as_list(roots):
+    if _is_tensor(roots) or _is_node(roots) or _is_edge(roots):
+        return [roots]
+    return list(roots)
+
+
+def _is_tensor(x):
+    return hasattr(x, "_grad_fn") and hasattr(x, "_data")
+
+
+def _is_node(x):
+    return hasattr(x, "next_functions") and hasattr(x, "saved_items")
+
+
+def _is_edge(x):
+    return isinstance(x, tuple) and len(x) == 2 and (x[0] is None or _is_node(x[0])) and isinstance(x[1], int)
+
+
+def _root_spec(r):
+    """(tensor or None, node or None, output_nr)."""
+    if _is_tensor(r):
+        node = r._grad_fn
+        if node is None and r._requires_grad and r._accumulator is not None:
+            node = r._accumulator()  # a leaf root: backward on it feeds its AccumulateGrad
+        return (r, node, r._output_nr if r._grad_fn is not None else 0)
+    if _is_node(r):
+        return (None, r, 0)
+    if _is_edge(r):
+        return (None, r[0], r[1])
+    raise TypeError(f"snapshot: a root must be a tensor, a grad_fn node or a (node, output_nr) edge, "
+                    f"not {type(r).__name__}")
+
+
+def _normalize_names(names):
+    if not names:
+        return {}
+    if not isinstance(names, Mapping):
+        raise TypeError("names must be a mapping {id(tensor): name}")
+    out = {}
+    for key, value in names.items():
+        if isinstance(key, int):
+            out[key] = str(value)
+        elif isinstance(key, str):
+            out[id(value)] = key  # {name: tensor}; the caller keeps the tensor alive
+    return out
+
+
+# --------------------------------------------------------------------------- backward
+
+
+def _walk(roots):
+    """Depth-first preorder over next_functions with an explicit stack: [nodes], {id: k}."""
+    order, index = [], {}
+    stack = list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        if id(node) in index:
+            continue
+        index[id(node)] = len(order)
+        order.append(node)  # keeps the node alive while its id() is a key here
+        nexts = node.next_functions
+        for i in range(len(nexts) - 1, -1, -1):
+            nxt = nexts[i][0]
+            if nxt is not None and id(nxt) not in index:
+                stack.append(nxt)
+    return order, index
+
+
+def _node(k, node, index, names, forward, out_names):
+    cls = type(node).__name__
+    edges = tuple(Edge(i, f"n{index[id(nxt)]}" if nxt is not None else None, nr)
+                  for i, (nxt, nr) in enumerate(node.next_functions))
+    op = forward.op_of(node) if forward is not None else None
+    origins = {slot: (is_out, i) for slot, is_out, i in op.saved} if op is not None else {}
+    saved = tuple(_saved(slot, value, names, forward, op, origins.get(slot)) for slot, value in node.saved_items())
+    leaf = _leaf(node.variable, names, forward) if cls == "AccumulateGrad" else None
+    inner = node.fn.name() if cls == "CopySlices" and getattr(node, "fn", None) is not None else None
+    outputs = tuple((tuple(int(s) for s in shape), np.dtype(dtype).name)
+                    for shape, dtype in getattr(node, "_output_meta", ()) or ())
+    return BackwardNode(
+        id=f"n{k}", name=node.name(), type=cls, site=_site(getattr(node, "_site", None)),
+        sequence_nr=int(getattr(node, "_sequence_nr", -1)), edges=edges, saved=saved, outputs=outputs,
+        freed_by=_call_info(getattr(node, "_freed_by", None)), leaf=leaf, inner=inner,
+        output_names=tuple(out_names[nr] for nr in sorted(out_names)))
+
+
+def _saved(slot, value, names, forward, op, origin):
+    from gradviz.torch.autograd.node import FreedSlot, SavedScalar, SavedTensor
+    attr = slot if slot.startswith("saved_tensors") else "_saved_" + slot
+    value_id = tensor_name = None
+    if origin is not None and forward is not None:
+        is_out, i = origin
+        serial = (op.outputs if is_out else op.inputs)[i] if i < len(op.outputs if is_out else op.inputs) else None
+        value_id, tensor_name = forward.describe(serial)
+    if isinstance(value, SavedTensor):
+        if tensor_name is None and value.tensor is not None:
+            tensor_name = names.get(id(value.tensor))
+        return SavedInfo(slot, attr, "tensor", tuple(value.data.shape), value.data.dtype.name, int(value.version),
+                         int(value.vbox[0]), bool(value.is_output), tensor_name, value_id)
+    if isinstance(value, FreedSlot):
+        is_output = origin[0] if origin is not None else (True if slot.startswith("result") else
+                                                          None if slot.startswith("saved_tensors") else False)
+        return SavedInfo(slot, attr, "freed", tuple(value.shape), np.dtype(value.dtype).name,
+                         int(value.saved_version), None, is_output, tensor_name, value_id)
+    if isinstance(value, SavedScalar):
+        return SavedInfo(slot, attr, "scalar", (), np.asarray(value.value).dtype.name, text=_short(value.value))
+    if value is None:
+        return SavedInfo(slot, attr, "none")
+    return SavedInfo(slot, attr, "value", text=_short(value))
+
+
+def _leaf(t, names, forward):
+    value_id = forward.value_id_of_tensor(t) if forward is not None else None
+    return LeafInfo(name=names.get(id(t)), shape=tuple(t._data.shape), dtype=t._data.dtype.name,
+                    requires_grad=bool(t._requires_grad), version=int(t._vbox[0]), grad=grad_info(t),
+                    value=value_id)
+
+
+def _output_names(root_specs, names, index, forward):
+    """{node index: {output_nr: name}} from the named roots and the recorded outputs."""
+    out = {}
+    for t, node, nr in root_specs:
+        if t is not None and node is not None and id(t) in names and t._grad_fn is node:
+            out.setdefault(index[id(node)], {})[nr] = names[id(t)]
+    if forward is not None:
+        for k, nr, name in forward.named_outputs():
+            out.setdefault(k, {}).setdefault(nr, name)
+    return out
+
+
+def _root(spec, names, index, forward):
+    t, node, nr = spec
+    node_id = f"n{index[id(node)]}" if node is not None else None
+    if t is not None:
+        value_id = forward.value_id_of_tensor(t) if forward is not None else None
+        name = names.get(id(t))
+        if name is None and value_id is not None:
+            name = forward.values[int(value_id[1:])].name
+        return Root(name, node_id, nr, tuple(t._data.shape), t._data.dtype.name, bool(t._requires_grad), value_id)
+    meta = getattr(node, "_output_meta", ()) if node is not None else ()
+    shape, dtype = (tuple(meta[nr][0]), np.dtype(meta[nr][1]).name) if nr < len(meta) else (None, None)
+    value_id = forward.value_id_of_output(node, nr) if forward is not None and node is not None else None
+    name = forward.values[int(value_id[1:])].name if value_id is not None else None
+    return Root(name, node_id, nr, shape, dtype, node is not None, value_id)
+
+
+# --------------------------------------------------------------------------- forward
+
+
+class _Forward:
+    """The recorded ops the roots depend on, renumbered and named."""
+
+    def __init__(self, recorder, names, order, index, root_specs):
+        self.recorder = recorder
+        self.index = index
+        self.op_by_node = {}
+        ops = recorder.ops()
+        wanted = set()
+        for t, node, nr in root_specs:
+            rec = recorder.value_of(t) if t is not None else None
+            if rec is None and node is not None:
+                op = recorder.op_for_node(node)
+                if op is not None and nr < len(op.outputs):
+                    rec = recorder.value(op.outputs[nr])
+            if rec is not None:
+                wanted.add(rec.serial)
+        # One sweep from the last op back: an op is kept when it made a wanted value.
+        kept = []
+        for op in reversed(ops):
+            if any(s in wanted for s in op.outputs):
+                kept.append(op)
+                wanted.update(op.inputs)
+        kept.reverse()
+        self.ids = {}  # value serial -> 'v<k>'
+        values, fops = [], []
+        exprs = {}
+        for op in kept:
+            node = op.node_ref()
+            for s in op.inputs + op.outputs:
+                if s not in self.ids:
+                    self.ids[s] = f"v{len(self.ids)}"
+            operands = [exprs.get(s) or self._source_expr(s, names, exprs) for s in op.inputs]
+            params = _plain_params(node) if op.name.startswith("pow") and node is not None else None
+            multi = len(op.outputs) > 1
+            for nr, s in enumerate(op.outputs):
+                named = self._name_of(s, names)
+                exprs[s] = expr.atom(named) if named else expr.build(op.name, operands, params, nr if multi else None)
+            node_id = f"n{index[id(node)]}" if node is not None and id(node) in index else None
+            if node is not None:
+                self.op_by_node[id(node)] = op
+            fops.append(ForwardOp(f"f{len(fops)}", op.name, op.node_name, tuple(self.ids[s] for s in op.inputs),
+                                  tuple(self.ids[s] for s in op.outputs), _site(op.site), node_id,
+                                  op.during_backward))
+        for s in self.ids:  # ids were given in first-appearance order
+            values.append(self._value(s, names, exprs))
+        self.values = tuple(values)
+        self.ops = tuple(fops)
+        self._names = {s: v.name for s, v in zip(self.ids, self.values)}
+        self._named = {s for s, v in zip(self.ids, self.values) if v.named}
+
+    def _source_expr(self, s, names, exprs):
+        rec = self.recorder.value(s)
+        if rec is None:
+            text = "?"
+        elif rec.const is not None:
+            text = rec.const
+        else:
+            text = self._name_of(s, names) or f"t{self.ids[s][1:]}"
+        exprs[s] = expr.atom(text)
+        return exprs[s]
+
+    def _name_of(self, s, names):
+        """The variable name of value ``s``: its tensor's name, versioned if overwritten since."""
+        rec = self.recorder.value(s)
+        if rec is None or rec.ref is None:
+            return None
+        t = rec.ref()
+        if t is None or id(t) not in names:
+            return None
+        latest = self.recorder.value_of(t)
+        if latest is rec:
+            return names[id(t)]
+        return f"{names[id(t)]} (v{rec.version})"
+
+    def _value(self, s, names, exprs):
+        rec = self.recorder.value(s)
+        vid = self.ids[s]
+        text = exprs[s][0] if s in exprs else "?"
+        if rec is None:
+            return Value(vid, text, False, "tensor", alive=False)
+        if rec.const is not None:
+            return Value(vid, rec.const, False, "constant", shape=rec.shape, dtype=rec.dtype, requires_grad=False,
+                         is_leaf=True)
+        t = rec.ref()
+        named = self._name_of(s, names) is not None
+        grad = None
+        if t is not None and self.recorder.value_of(t) is rec:
+            grad = grad_info(t)
+        node_id = None
+        op = self.recorder._ops.get(rec.producer) if rec.producer is not None else None
+        node = op.node_ref() if op is not None else None
+        if node is not None and id(node) in self.index:
+            node_id = f"n{self.index[id(node)]}"
+        return Value(vid, text, named, "tensor", shape=rec.shape, dtype=rec.dtype, requires_grad=rec.requires_grad,
+                     is_leaf=rec.is_leaf, version=rec.version, grad=grad, node=node_id, alive=t is not None)
+
+    # -- lookups for the backward side ---------------------------------------------
+    def op_of(self, node):
+        op = self.op_by_node.get(id(node))
+        return op if op is not None else self.recorder.op_for_node(node)
+
+    def describe(self, serial):
+        """(value id, variable name) of a recorded value, when it is in this snapshot."""
+        if serial is None:
+            return None, None
+        vid = self.ids.get(serial)
+        if vid is None:
+            return None, None
+        return vid, (self._names[serial] if serial in self._named else None)
+
+    def value_id_of_tensor(self, t):
+        rec = self.recorder.value_of(t)
+        return self.ids.get(rec.serial) if rec is not None else None
+
+    def value_id_of_output(self, node, nr):
+        op = self.op_of(node)
+        if op is None or nr >= len(op.outputs):
+            return None
+        return self.ids.get(op.outputs[nr])
+
+    def named_outputs(self):
+        """(node index, output_nr, name) for named values made by ops in the snapshot."""
+        for op in self.op_by_node.values():
+            node = op.node_ref()
+            if node is None or id(node) not in self.index:
+                continue
+            for nr, s in enumerate(op.outputs):
+                if s in self._named:
+                    yield self.index[id(node)], nr, self._names[s]
+
+
+def _plain_params(node):
+    return {k: v for k, v in node.saved_items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def grad_info(t):
+    """GradInfo of ``t._grad`` (read directly: ``.grad`` warns on non-leaves)."""
+    g = getattr(t, "_grad", None)
+    if g is None:
+        return None
+    data = g._data
+    with np.errstate(all="ignore"):
+        finite = data.astype(np.float64, copy=False) if data.dtype.kind in "fiub" else np.abs(data)
+        norm = float(np.sqrt(np.sum(np.square(finite)))) if data.size else 0.0
+    has_nan = bool(np.isnan(data).any()) if data.dtype.kind in "fc" else False
+    return GradInfo(tuple(data.shape), data.dtype.name, norm, has_nan)
+
+
+def _site(site):
+    if not site:
+        return None
+    return (str(site[0]), int(site[1]))
+
+
+def _call_info(call):
+    if call is None:
+        return None
+    return BackwardCallInfo(int(getattr(call, "index", 0)), str(getattr(call, "kind", "backward")),
+                            _site(getattr(call, "site", None)))
+
+
+def _short(value, limit=40):
+    if isinstance(value, np.ndarray):
+        return f"array{tuple(value.shape)}"
+    if isinstance(value, (tuple, list)) and any(isinstance(v, np.ndarray) for v in value):
+        return "(" + ", ".join(_short(v, limit) for v in value) + ")"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"

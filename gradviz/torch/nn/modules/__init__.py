@@ -1,0 +1,18 @@
+"""torch.nn.modules: every module class, importable from here as in PyTorch."""
+from .module import Module  # noqa: F401
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
+from .linear import Identity, Linear  # noqa: F401
+from .conv import Conv1d, Conv2d  # noqa: F401
+from .pooling import AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU, Softmax,  # noqa: F401
+                         Softmin, Softplus, Tanh)
+from .dropout import Dropout  # noqa: F401
+from .flatten import Flatten, Unflatten  # noqa: F401
+from .sparse import Embedding  # noqa: F401
+from .normalization import LayerNorm  # noqa: F401
+from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
+from .rnn import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,  # noqa: F401
+                   SmoothL1Loss)
+
+__all__ = [n for n in dir() if not n.startswith("_") and n[0].isupper()]
