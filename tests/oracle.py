@@ -339,6 +339,8 @@ def norm_addr(s):
 
 def exc_info(e):
     """(type name, builtin base, message) of an exception."""
+    if isinstance(getattr(e, "info", None), tuple):  # rebuilt from another process
+        return e.info
     base = next((c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins"), "?")
     return (type(e).__name__, base, str(e))
 
@@ -1332,3 +1334,39 @@ def build_op_cases():
 
 OP_CASES = build_op_cases()
 GRAD_CASES = [c for c in OP_CASES if c.grad]
+
+
+def run_scripts_fresh(groups):
+    """Run scripts in fresh Python processes (one per group, groups in parallel).
+
+    ``groups`` is a list of ``(use_engine, [(key, text), ...])``; the scripts of a group
+    run one after another in the same process. Returns key -> (exc_info tuple or None,
+    [(category, message)], stdout). For warnings PyTorch emits once per process
+    (TORCH_WARN_ONCE), which an in-process run would only see the first time."""
+    import json
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = ("import sys, json\n"
+            f"sys.path.insert(0, {here!r})\n"
+            "import oracle\n"
+            "use_engine, scripts = json.loads(sys.argv[1])\n"
+            "res = []\n"
+            "for key, text in scripts:\n"
+            "    err, ws, out = oracle.run_script(text, use_engine)\n"
+            "    res.append([key, None if err is None else list(oracle.exc_info(err)), ws, out])\n"
+            "print(json.dumps(res))\n")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    procs = [subprocess.Popen([sys.executable, "-c", code, json.dumps([use_engine, scripts])],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=os.path.dirname(here), env=env)
+             for use_engine, scripts in groups]
+    results = {}
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        if p.returncode != 0:
+            raise RuntimeError(f"fresh-process run failed:\n{err}")
+        for key, e, ws, so in json.loads(out.strip().splitlines()[-1]):
+            results[key] = (tuple(e) if e else None, [tuple(w) for w in ws], so)
+    return results

@@ -29,7 +29,7 @@ def node_class(name):
 
 class Op:
     __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
-                 "saved_names", "view", "promotes", "multi_output", "variadic")
+                 "saved_names", "view", "promotes", "multi_output", "variadic", "save_plan", "positions")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, multi_output=False, **formulas):
         code = forward.__code__
@@ -48,6 +48,13 @@ class Op:
         if self.variadic:
             self.input_index = {}
         self.saved_names = frozenset(a for args in self.formula_args for a in args) | frozenset(options)
+        # Per differentiable input: the (slot, input position, output index) its formula reads,
+        # in declaration order so saved slots list the same way on every run.
+        self.save_plan = tuple(
+            tuple((name, self.input_index.get(name, -1), int(name[6:] or 0) if name.startswith("result") else -1)
+                  for name in args if name not in options)
+            for args in self.formula_args)
+        self.positions = self.diff_positions
         self.view = view
         self.promotes = promotes
         self.multi_output = multi_output

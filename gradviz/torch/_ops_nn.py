@@ -243,19 +243,21 @@ log_softmax_backward_data = Op(
 
 # ---------------------------------------------------------------------------------------
 # losses
-def _nll_backward(grads, self, target, weight, reduction, ignore_index):
-    coef, _ = KN.nll_coefficients(tuple(self.shape), self._data.dtype, target._data,
-                                  None if weight is None else weight._data, ignore_index, reduction)
-    return _apply(nll_loss_backward, (grads[0],), coef=coef, reduction=reduction)
+def _nll_ops(name):
+    """NllLoss (inputs up to 2-D) and NllLoss2D (4-D) share kernels and formulas."""
+    def backward_formula(grads, self, target, weight, reduction, ignore_index, result1):
+        coef, _ = KN.nll_coefficients(tuple(self.shape), self._data.dtype, target._data,
+                                      None if weight is None else weight._data, ignore_index, reduction)
+        return _apply(backward, (grads[0],), coef=coef, reduction=reduction)
 
-
-nll_loss = Op(
-    "NllLossBackward0",
-    lambda self, target, weight, *, reduction, ignore_index: KN.nll_loss(self, target, weight, ignore_index,
-                                                                         reduction),
-    multi_output=True,
-    self=lambda grads, self, target, weight, reduction, ignore_index, result1: _nll_backward(
-        grads, self, target, weight, reduction, ignore_index))
+    backward = Op(f"{name}BackwardBackward0",
+                  lambda grad_output, *, coef, reduction: KN.nll_backward(grad_output, coef, reduction),
+                  grad_output=lambda grad, coef, reduction: _class_sum(grad, coef, reduction))
+    forward = Op(f"{name}Backward0",
+                 lambda self, target, weight, *, reduction, ignore_index: KN.nll_loss(self, target, weight,
+                                                                                      ignore_index, reduction),
+                 multi_output=True, self=backward_formula)
+    return forward, backward
 
 
 def _class_sum(grad, coef, reduction):
@@ -266,10 +268,8 @@ def _class_sum(grad, coef, reduction):
     return product.sum(1 if product.dim() > 1 else 0)
 
 
-nll_loss_backward = Op(
-    "NllLossBackwardBackward0",
-    lambda grad_output, *, coef, reduction: KN.nll_backward(grad_output, coef, reduction),
-    grad_output=lambda grad, coef, reduction: _class_sum(grad, coef, reduction))
+nll_loss, nll_loss_backward = _nll_ops("NllLoss")
+nll_loss2d, nll_loss2d_backward = _nll_ops("NllLoss2D")
 
 
 def _mse_grad(grad, self, target, reduction):

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtypes, _errors, _kernels
 from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
-from .node import AccumulateGrad, SavedScalar, SavedTensor, creation_site
+from .node import _SEQUENCE, AccumulateGrad, SavedScalar, SavedTensor, creation_site
 
 # Objects with .on_node(node, inputs, outputs); an inspector appends itself here.
 LISTENERS = []
@@ -41,26 +41,55 @@ def edge_of(t):
 
 def apply(op, inputs, params):
     """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record its node."""
-    Tensor, wrap = _tensor.Tensor, _tensor.wrap
-    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    arrays = [getattr(x, "_data", x) for x in inputs]
     try:
         out = op.forward(*arrays, **params)
     except ValueError:
         if op.promotes:  # numpy's broadcasting error, in PyTorch's words
             _kernels.broadcast_shapes(np.shape(arrays[0]), np.shape(arrays[1]))
         raise
-    needs_grad = False
+    if op.multi_output or op.view or STATE.inference:
+        return _apply_special(op, inputs, params, out)
+    if type(out) is not np.ndarray:
+        out = np.asarray(out)
+    if op.promotes and len(arrays) > 1 and not _same_dtype(out, arrays):
+        out = _promote(out, arrays)
+    result = _new(_tensor.Tensor)
+    result._data = out
+    result._grad_fn = None
+    result._requires_grad = False
+    result._vbox = [0]
+    result._output_nr = 0
     if STATE.enabled:
-        for i in (range(len(inputs)) if op.variadic else op.diff_positions):
-            x = inputs[i]
-            if isinstance(x, Tensor) and x._requires_grad:
-                needs_grad = True
+        for i in (range(len(inputs)) if op.variadic else op.positions):
+            if getattr(inputs[i], "_requires_grad", False):
+                record(op, inputs, params, (result,))
                 break
+    return result
+
+
+_new = object.__new__
+
+
+def _same_dtype(out, arrays):
+    """Does numpy's result dtype already agree with PyTorch's promotion? (the common case)"""
+    first, second = arrays[0], arrays[1]
+    dtype = out.dtype
+    if type(first) is np.ndarray and first.dtype == dtype:
+        if type(second) is np.ndarray:
+            return second.dtype == dtype
+        return type(second) is float and dtype.kind == "f"
+    return False
+
+
+def _apply_special(op, inputs, params, out):
+    """apply() for multi-output ops, views and inference mode."""
+    wrap = _tensor.wrap
     if op.multi_output:
         outputs = tuple(wrap(o) for o in out)
     else:
-        if op.promotes and len(arrays) > 1:
-            out = _promote(out, arrays)
+        if op.promotes and len(inputs) > 1:
+            out = _promote(np.asarray(out), [getattr(x, "_data", x) for x in inputs])
         outputs = (wrap(out),)
     if op.view:
         base = inputs[0]
@@ -78,20 +107,16 @@ def apply(op, inputs, params):
     if STATE.inference:
         for o in outputs:
             o._inference = True
-    if needs_grad:
-        record(op, inputs, params, outputs)
+    if STATE.enabled:
+        for i in (range(len(inputs)) if op.variadic else op.positions):
+            if getattr(inputs[i], "_requires_grad", False):
+                record(op, inputs, params, outputs)
+                break
     return outputs if op.multi_output else outputs[0]
 
 
 def _promote(out, arrays):
     """Cast numpy's result to PyTorch's promoted dtype when the two disagree."""
-    first = arrays[0]
-    if isinstance(first, np.ndarray) and out.dtype == first.dtype:
-        second = arrays[1]
-        if isinstance(second, np.ndarray) and second.dtype == first.dtype:
-            return out
-        if isinstance(second, float) and first.dtype.kind == "f":
-            return out
     target = _dtypes.result_type(arrays)
     if target.np != out.dtype and out.dtype.kind != "b":
         out = out.astype(target.np)
@@ -100,33 +125,46 @@ def _promote(out, arrays):
 
 def record(op, inputs, params, outputs, node=None):
     """Attach a new node for ``op`` to ``outputs``: edges to the inputs, saved slots, site."""
-    Tensor = _tensor.Tensor
     if node is None:
-        node = op.node_class()
+        node = _new(op.node_class)
+        node._sequence_nr = next(_SEQUENCE)
         node._op = op
     edges = []
     needs = []
     meta = []
-    for i in (range(len(inputs)) if op.variadic else op.diff_positions):
+    for i in (range(len(inputs)) if op.variadic else op.positions):
         x = inputs[i]
-        if isinstance(x, Tensor):
-            edge = edge_of(x)
-            edges.append(edge)
-            needs.append(edge[0] is not None)
-            meta.append((x._data.shape, x._data.dtype))
+        data = getattr(x, "_vbox", None) and x._data
+        if data is not None:
+            fn = x._grad_fn
+            if x._base is not None and x._view_version != x._vbox[0]:
+                refresh_view(x)
+                fn = x._grad_fn
+            if fn is not None:
+                edges.append((fn, x._output_nr))
+                needs.append(True)
+            elif x._requires_grad:
+                edges.append((accumulator_of(x), 0))
+                needs.append(True)
+            else:
+                edges.append(_NO_EDGE)
+                needs.append(False)
+            meta.append((data.shape, data.dtype))
         else:
-            edges.append((None, 0))
+            edges.append(_NO_EDGE)
             needs.append(False)
             meta.append(None)
     node.next_functions = tuple(edges)
-    node._needs = tuple(needs)
+    node._needs = needs = tuple(needs)
     node._input_meta = tuple(meta)
-    node._output_meta = tuple((o._data.shape, o._data.dtype) for o in outputs)
-    for nr, o in enumerate(outputs):
+    node._output_meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
+    nr = 0
+    for o in outputs:
         if o._data.dtype.kind in "fc":
             o._grad_fn = node
             o._output_nr = nr
             o._requires_grad = True
+        nr += 1
     node._saved = _save(op, inputs, params, outputs, needs)
     node._site = creation_site(3)
     if LISTENERS:
@@ -135,29 +173,30 @@ def record(op, inputs, params, outputs, node=None):
     return node
 
 
+_NO_EDGE = (None, 0)
+
+
 def _save(op, inputs, params, outputs, needs):
-    """Save what the formulas of the inputs that need a gradient will read."""
+    """Save what the formulas of the inputs that need a gradient will read (params always)."""
     Tensor = _tensor.Tensor
     saved = dict(params)
-    wanted = set()
+    plan = op.save_plan
     for k, need in enumerate(needs):
-        if need:
-            wanted.update(op.formula_args[0 if op.variadic else k])
-    for name in wanted:
-        if name in saved:
+        if not need:
             continue
-        position = op.input_index.get(name)
-        if position is not None:
-            x = inputs[position]
-            if isinstance(x, Tensor):
-                if x._inference:
-                    raise _errors.inference_tensor_saved()
-                saved[name] = SavedTensor(x, False)
-            else:
-                saved[name] = SavedScalar(x)
-        elif name.startswith("result"):
-            index = int(name[6:] or 0)
-            saved[name] = SavedTensor(outputs[index], True)
+        for name, position, result_index in plan[0 if op.variadic else k]:
+            if name in saved:
+                continue
+            if position >= 0:
+                x = inputs[position]
+                if isinstance(x, Tensor):
+                    if x._inference:
+                        raise _errors.inference_tensor_saved()
+                    saved[name] = SavedTensor(x, False)
+                else:
+                    saved[name] = SavedScalar(x)
+            elif result_index >= 0:
+                saved[name] = SavedTensor(outputs[result_index], True)
     return saved
 
 

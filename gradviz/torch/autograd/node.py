@@ -112,9 +112,17 @@ class SavedScalar:
 
 class Node:
     """Base of every grad_fn. Subclasses are made per op (MulBackward0, ...) by the op table."""
-    __slots__ = ("next_functions", "_sequence_nr", "_saved", "_needs", "_input_meta", "_site",
-                 "_tensor_pre_hooks", "_retain_grad", "_pre_hooks", "_post_hooks", "_metadata", "_freed_by",
-                 "_output_meta", "_op", "__weakref__", "__dict__")
+    # Every node sets the slots; rarely-used state lives in the instance dict, defaulting to
+    # the class attributes below, so recording a node stays cheap.
+    __slots__ = ("next_functions", "_sequence_nr", "_saved", "_needs", "_input_meta", "_output_meta", "_site",
+                 "_op", "__weakref__", "__dict__")
+    _tensor_pre_hooks = None
+    _retain_grad = None
+    _pre_hooks = None
+    _post_hooks = None
+    _metadata = None
+    _freed_by = None
+
     def __init__(self):
         self._sequence_nr = next(_SEQUENCE)
         self.next_functions = ()
@@ -123,12 +131,6 @@ class Node:
         self._input_meta = ()
         self._output_meta = ()
         self._site = None
-        self._tensor_pre_hooks = None
-        self._retain_grad = None
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._metadata = None
-        self._freed_by = None
         self._op = None
 
     # -- PyTorch's public node API -------------------------------------------------

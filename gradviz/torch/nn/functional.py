@@ -348,23 +348,35 @@ def _check_nll(input, target):
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     if input.dim() == 1:
-        if target.dim() != 0:
-            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         return
-    if input.shape[0] != (target.shape[0] if target.dim() else -1):
+    if input.shape[0] != (target.shape[0] if target.dim() else 1):
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0] if target.dim() else 0}).")
+                         f"({target.shape[0] if target.dim() else 1}).")
+    if input.dim() == 2 and target.dim() != 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if input.dim() > 2 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(f"size mismatch (got input: {_size_list(input.shape)}, target: "
-                           f"{_size_list(target.shape)})")
+        want = [input.shape[0]] + list(input.shape[2:])
+        raise RuntimeError(f"Expected target size {_size_list(want)}, got {_size_list(target.shape)}")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """ATen's nll_loss_nd: NllLoss up to 2-D, NllLoss2D for 4-D, and other ranks viewed as
+    (N, C, 1, -1) around NllLoss2D."""
     reduction = _reduction(size_average, reduce, reduction)
     _check_nll(input, target)
-    out = _apply(ops.nll_loss, (input, target, weight), reduction=ops.REDUCTION[reduction],
-                 ignore_index=ignore_index)
-    return out[0]
+    params = {"reduction": ops.REDUCTION[reduction], "ignore_index": ignore_index}
+    if input.dim() <= 2:
+        return _apply(ops.nll_loss, (input, target, weight), **params)[0]
+    if input.dim() == 4:
+        return _apply(ops.nll_loss2d, (input, target, weight), **params)[0]
+    n, c = input.shape[:2]
+    out_size = (n,) + tuple(input.shape[2:])
+    x = input.contiguous().view(n, c, 1, -1)
+    t = target.contiguous().view(n, 1, -1)
+    out = _apply(ops.nll_loss2d, (x, t, weight), **params)[0]
+    return out.view(out_size) if reduction == "none" else out
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
@@ -398,9 +410,11 @@ def _cross_entropy_smoothed(logp, target, weight, reduction, ignore_index, smoot
     if reduction == "mean":
         if weight is not None:
             kept = target._data[~ignore._data]
-            ret = smooth.sum() / _F.from_numpy(np.asarray(weight._data[kept].sum()))
+            ret = smooth.sum() / _F.from_numpy(np.asarray(weight._data[kept].sum(), dtype=smooth._data.dtype))
         else:
-            ret = smooth.sum() / (~ignore).sum()
+            # The count is cast first: the core promotes float32 / int64 0-dim tensors to float64
+            # (PyTorch keeps float32); the denominator needs no gradient, so the graph is unchanged.
+            ret = smooth.sum() / (~ignore).sum().to(smooth.dtype)
     elif reduction == "sum":
         ret = smooth.sum()
     else:
@@ -409,20 +423,21 @@ def _cross_entropy_smoothed(logp, target, weight, reduction, ignore_index, smoot
 
 
 def _cross_entropy_probs(input, target, weight, reduction, smoothing, class_dim):
+    """Class-probability targets: -(log_softmax(input) * target [* weight]) summed, as ATen does."""
     logp = log_softmax(input, class_dim)
     n_classes = input.shape[class_dim]
     if smoothing > 0:
         target = target * (1 - smoothing) + smoothing / n_classes
+    product = logp * target
     if weight is not None:
         shape = [1] * input.dim()
         shape[class_dim] = n_classes
-        losses = -(logp * target * weight.view(shape)).sum(class_dim)
-    else:
-        losses = -(logp * target).sum(class_dim)
+        product = product * weight.view(shape)
     if reduction == "mean":
-        return _apply(ops.div_scalar, (losses.sum(),), other=input.numel() // n_classes) if input.dim() > 1 \
-            else losses
-    return losses.sum() if reduction == "sum" else losses
+        return _apply(ops.div_scalar, (-product.sum(),), other=input.numel() // n_classes)
+    if reduction == "sum":
+        return -product.sum()
+    return -product.sum(class_dim)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):

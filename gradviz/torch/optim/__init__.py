@@ -1,1 +1,5 @@
-"""torch.optim (being written)."""
+"""torch.optim: SGD, Adam, AdamW and learning-rate schedulers."""
+from . import lr_scheduler  # noqa: F401
+from .adam import Adam, AdamW  # noqa: F401
+from .optimizer import Optimizer  # noqa: F401
+from .sgd import SGD  # noqa: F401

@@ -1,0 +1,562 @@
+"""DOT, SVG, PNG and PDF pictures of a graph snapshot.
+
+The only module that imports the ``graphviz`` package (lazily, when a picture is
+built). It reads a ``GraphSnapshot`` and nothing else from gradviz's inspection layer.
+
+Conventions (torchviz's where it has them): edges run the way the forward pass did,
+from ``next_functions`` to the node that uses them, so leaves are at the top and the
+root at the bottom. Leaves and AccumulateGrad are light blue, roots/outputs green
+(darkolivegreen1), saved tensors orange; a saved tensor freed by backward is grey with a
+red dashed border, one modified in place since it was saved is red. Summary nodes of a
+collapsed graph are yellow folders. Every picture has a legend of what it uses.
+
+Writing: the extension picks the format. ``.dot``/``.gv`` is written as text; the
+others go through system Graphviz in two steps -- ``dot`` lays the graph out, and the
+picture is refused if it would exceed ``max_pixels``; then ``neato -n2`` draws the
+laid-out graph (no second layout). Files are written to a temporary name and renamed,
+so an error never leaves an empty or truncated file behind.
+"""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from typing import Optional
+
+from . import collapse
+
+DEFAULT_MAX_NODES = 300
+DEFAULT_MAX_PIXELS = 50_000_000  # about 7000 x 7000
+MAX_SIDE = 32_000  # cairo cannot draw wider or taller than 32767 px
+DEFAULT_TIMEOUT = 120  # seconds for each Graphviz step
+DPI = 96  # Graphviz's default for bitmaps
+VIEWS = ("both", "forward", "backward")
+FORMATS = {"dot": "dot", "gv": "dot", "svg": "svg", "png": "png", "pdf": "pdf"}
+
+LEAF = "lightblue"
+ROOT = "darkolivegreen1"
+SAVED = "orange"
+NODE = "lightgrey"
+OP = "white"
+SUMMARY = "lightyellow"
+FREED = {"fillcolor": "gray92", "color": "red3", "fontcolor": "gray40", "style": "filled,dashed"}
+STALE = {"fillcolor": "tomato", "color": "red3", "penwidth": "2"}
+
+
+class RenderError(RuntimeError):
+    """Graphviz failed, timed out, or produced no usable picture."""
+
+
+class GraphvizNotFound(RenderError):
+    """System Graphviz (the ``dot`` program) is not installed."""
+
+
+class ImageTooLarge(RenderError):
+    """The laid-out picture would be bigger than the pixel budget."""
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    path: str
+    format: str
+    width: Optional[int] = None  # pixels at 96 dpi, for rendered formats
+    height: Optional[int] = None
+    notes: tuple = ()  # e.g. what was collapsed
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def to_dot(snap, view="both", max_nodes=DEFAULT_MAX_NODES, **options) -> str:
+    """DOT source of ``snap``. See ``Graph`` for the options."""
+    return Graph(snap, view=view, max_nodes=max_nodes, **options).source
+
+
+def render(snap, path, view="both", max_nodes=DEFAULT_MAX_NODES, *, max_pixels=DEFAULT_MAX_PIXELS,
+           timeout=DEFAULT_TIMEOUT, **options) -> RenderResult:
+    """Write a picture of ``snap`` to ``path`` (.dot, .gv, .svg, .png or .pdf)."""
+    return Graph(snap, view=view, max_nodes=max_nodes, **options).save(path, max_pixels=max_pixels, timeout=timeout)
+
+
+def make_dot(roots, names=None, recorder=None, **options) -> "Graph":
+    """torchviz's ``make_dot``, gradviz style: snapshot ``roots`` and return a Graph."""
+    from gradviz.inspect import snapshot
+    snap = snapshot(roots, names=names, recorder=recorder)
+    if "view" not in options and not snap.has_forward:
+        options["view"] = "backward"
+    return Graph(snap, **options)
+
+
+class Graph:
+    """A picture of a snapshot; shows itself inline in Jupyter.
+
+    view: 'both' (forward and backward side by side), 'forward' or 'backward'.
+    max_nodes: box budget before collapsing (None or 0: never collapse).
+    show_saved: draw saved tensors; show_attrs: list saved options (dim, alpha...) in
+    node labels; show_sites: file:line in labels; legend: draw the legend.
+    """
+
+    def __init__(self, snap, view="both", max_nodes=DEFAULT_MAX_NODES, *, show_saved=True, show_attrs=False,
+                 show_sites=True, legend=True, title=None):
+        if view not in VIEWS:
+            raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
+        if view == "forward" and not snap.has_forward:
+            raise ValueError("this snapshot has no forward graph (take it with a Recorder to get one)")
+        self.snapshot = snap
+        self.view = view
+        self.max_nodes = max_nodes
+        builder = _Builder(snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title)
+        self.source = builder.build()
+        self.notes = tuple(builder.notes)
+
+    def save(self, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> RenderResult:
+        return write(self.source, path, max_pixels=max_pixels, timeout=timeout, notes=self.notes)
+
+    def pipe(self, format="svg", *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> bytes:
+        data, _, _ = _draw(self.source, format, max_pixels, timeout)
+        return data
+
+    def _repr_svg_(self):
+        return self.pipe("svg").decode("utf-8")
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": repr(self)}
+        try:
+            bundle["image/svg+xml"] = self._repr_svg_()
+        except RenderError as e:  # no Graphviz, too big: the text still says why
+            bundle["text/plain"] += f"\n({e})"
+        if include:
+            bundle = {k: v for k, v in bundle.items() if k in include}
+        if exclude:
+            bundle = {k: v for k, v in bundle.items() if k not in exclude}
+        return bundle
+
+    def __repr__(self):
+        s = self.snapshot
+        parts = [f"{len(s.nodes)} backward nodes"]
+        if s.has_forward:
+            parts.append(f"{len(s.ops)} forward ops")
+        return f"<gradviz Graph: {', '.join(parts)}, view={self.view!r}>"
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _label(*lines):
+    """A DOT label: lines joined by Graphviz's \\n, backslashes kept literal, never HTML."""
+    import graphviz
+    return graphviz.nohtml("\\n".join(str(x).replace("\\", "\\\\") for x in lines if x))
+
+
+def _shape(shape):
+    return "(" + ", ".join(str(s) for s in shape) + ")" if shape is not None else "?"
+
+
+def _tensor_line(shape, dtype):
+    """'(3, 3)', with the dtype when it is not the default float32."""
+    text = _shape(shape)
+    return text if dtype in (None, "float32") else f"{text} {dtype}"
+
+
+def _site(site):
+    return f"{os.path.basename(site[0])}:{site[1]}" if site else None
+
+
+def _call(call):
+    if call is None:
+        return "backward"
+    where = _site(call.site)
+    return f"{call.kind} at {where}" if where else call.kind
+
+
+class _Builder:
+    def __init__(self, snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title):
+        self.snap = snap
+        self.show_saved, self.show_attrs, self.show_sites = show_saved, show_attrs, show_sites
+        self.legend, self.title = legend, title
+        self.forward = view in ("both", "forward") and snap.has_forward
+        self.backward = view in ("both", "backward")
+        self.max_nodes = max_nodes
+        self.notes = []
+        self.used = set()  # legend entries in use
+
+    def build(self):
+        import graphviz
+        g = graphviz.Digraph("gradviz")
+        g.attr("graph", rankdir="TB", fontname="monospace", fontsize="11", ranksep="0.3", nodesep="0.25",
+               newrank="true")
+        g.attr("node", shape="box", style="filled", fillcolor=NODE, fontname="monospace", fontsize="10",
+               height="0.2", margin="0.08,0.04")
+        g.attr("edge", fontname="monospace", fontsize="8", arrowsize="0.7")
+        fw_budget, bw_budget = self._budgets()
+        if self.forward:
+            with g.subgraph(name="cluster_forward") as c:
+                c.attr(label="forward", style="rounded", color="gray60", fontcolor="gray30")
+                self._forward(c, fw_budget)
+        if self.backward:
+            with g.subgraph(name="cluster_backward") as c:
+                c.attr(label="backward", style="rounded", color="gray60", fontcolor="gray30")
+                self._backward(c, bw_budget)
+        if self.legend and self.used:
+            self._legend(g)
+        g.attr("graph", label=_label(*self._title_lines()), labelloc="t", labeljust="l")
+        return g.source
+
+    def _title_lines(self):
+        s = self.snap
+        roots = ", ".join(r.name or "?" for r in s.roots) or "?"
+        lines = [self.title or f"gradviz: graph of {roots}"]
+        lines += list(s.notes) + self.notes
+        return lines
+
+    def _budgets(self):
+        """Split the box budget between the two graphs by their sizes."""
+        if not self.max_nodes or self.max_nodes <= 0:
+            return None, None
+        fw = (len(self.snap.ops) + len(self.snap.values)) if self.forward else 0
+        bw = sum(1 + len(n.saved) for n in self.snap.nodes) if self.backward else 0
+        if not fw or not bw:
+            return self.max_nodes, self.max_nodes
+        share = max(20, round(self.max_nodes * fw / (fw + bw)))
+        return share, max(20, self.max_nodes - share)
+
+    # -- backward ----------------------------------------------------------------
+    def _backward(self, g, budget):
+        s = self.snap
+        nodes = s.nodes
+        saved = {n.id: [x for x in n.saved if x.is_tensor] if self.show_saved else [] for n in nodes}
+        root_of = {}
+        for k, r in enumerate(s.roots):
+            if r.node is not None:
+                root_of.setdefault(r.node, []).append(k)
+        weight = {n.id: 1 + len(saved[n.id]) + (1 if n.leaf else 0) + len(root_of.get(n.id, ())) for n in nodes}
+        edges = [(n.id, e.target) for n in nodes for e in n.edges if e.target is not None]
+        pinned = set(root_of) | {n.id for n in nodes if n.leaf is not None and n.leaf.name}
+        plan = collapse.plan([n.id for n in nodes], edges, {n.id: n.label_name for n in nodes}, weight, pinned,
+                             budget)
+        if plan.collapsed:
+            self.notes.append(_collapse_note("backward", plan, len(nodes), "nodes"))
+        for n in nodes:
+            if n.id in plan.group_of:
+                continue
+            self._backward_node(g, n, saved[n.id])
+        by_id = {n.id: n for n in nodes}
+        for grp in plan.groups:
+            members = [by_id[m] for m in grp.members]
+            lines = _count_lines(grp, len(members))
+            tensors = [x for m in members for x in m.saved if x.is_tensor]
+            if tensors:
+                freed = sum(1 for x in tensors if x.freed)
+                lines.append(f"{len(tensors)} saved tensors" + (f", {freed} freed" if freed else ""))
+            g.node(f"b_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
+            self.used.add("summary")
+        # next_functions edges, pointing from the input's node to its user (torchviz's way).
+        counts, labels = {}, {}
+        for n in nodes:
+            many = sum(1 for e in n.edges if e.target is not None) > 1
+            for e in n.edges:
+                if e.target is None:
+                    continue
+                key = (plan.rep(e.target), plan.rep(n.id))
+                if key[0] == key[1]:
+                    continue
+                counts[key] = counts.get(key, 0) + 1
+                labels[key] = str(e.input) if many else None
+        groups = {grp.id for grp in plan.groups}
+        for (src, dst), k in counts.items():
+            label = f"×{k}" if k > 1 else (None if src in groups or dst in groups else labels[(src, dst)])
+            g.edge(f"b_{src}", f"b_{dst}", **({"label": label} if label else {}))
+        for k, r in enumerate(s.roots):
+            rid = f"b_root{k}"
+            g.node(rid, _label(r.name or "root", _tensor_line(r.shape, r.dtype)), fillcolor=ROOT)
+            self.used.add("root")
+            if r.node is not None:
+                g.edge(f"b_{plan.rep(r.node)}", rid)
+
+    def _backward_node(self, g, n, saved):
+        lines = [n.label_name]
+        if n.inner:
+            lines[0] += f" ({n.inner})"
+        if self.show_attrs:
+            lines += [f"{x.slot}={x.text}" for x in n.saved if x.kind == "value"]
+        if self.show_sites:
+            lines.append(_site(n.site))
+        attrs = {}
+        if n.site:
+            attrs["tooltip"] = f"{n.site[0]}:{n.site[1]}"
+        if n.leaf is not None:
+            attrs["fillcolor"] = LEAF
+            self.used.add("accumulate")
+        else:
+            self.used.add("node")
+        g.node(f"b_{n.id}", _label(*lines), **attrs)
+        if n.leaf is not None:
+            leaf = n.leaf
+            g.node(f"b_{n.id}_leaf", _label(leaf.name or "leaf", _tensor_line(leaf.shape, leaf.dtype)),
+                   fillcolor=LEAF)
+            g.edge(f"b_{n.id}_leaf", f"b_{n.id}")
+            self.used.add("leaf")
+        for k, x in enumerate(saved):
+            sid = f"b_{n.id}_s{k}"
+            g.node(sid, _label(*_saved_lines(x, n)), fontsize="9", **_saved_style(x))
+            g.edge(f"b_{n.id}", sid, dir="none", style="dashed" if x.freed else "solid")
+            self.used.add("freed" if x.freed else "stale" if x.stale else "saved")
+
+    # -- forward -----------------------------------------------------------------
+    def _forward(self, g, budget):
+        s = self.snap
+        values = {v.id: v for v in s.values}
+        roots = {r.value for r in s.roots if r.value is not None}
+        constants = {v.id for v in s.values if v.kind == "constant"}
+        items, kind, weight, edges = [], {}, {}, []
+        for v in s.values:
+            if v.id not in constants:
+                items.append(v.id)
+                kind[v.id] = "tensor"
+                weight[v.id] = 1
+        for op in s.ops:
+            items.append(op.id)
+            kind[op.id] = op.name
+            weight[op.id] = 1 + sum(1 for i in op.inputs if i in constants)
+            edges += [(i, op.id) for i in op.inputs if i not in constants]
+            edges += [(op.id, o) for o in op.outputs]
+        pinned = roots | {v.id for v in s.values if v.named}
+        plan = collapse.plan(items, edges, kind, weight, pinned, budget)
+        if plan.collapsed:
+            self.notes.append(_collapse_note("forward", plan, len(s.ops), "ops"))
+        for v in s.values:
+            if v.id in constants or v.id in plan.group_of:
+                continue
+            self._value(g, v, v.id in roots)
+        for op in s.ops:
+            if op.id in plan.group_of:
+                continue
+            lines = [op.name] + ([_site(op.site)] if self.show_sites else [])
+            attrs = {"shape": "ellipse", "fillcolor": OP}
+            if op.site:
+                attrs["tooltip"] = f"{op.site[0]}:{op.site[1]}"
+            if op.during_backward:
+                attrs["style"] = "filled,dashed"
+            g.node(f"f_{op.id}", _label(*lines), **attrs)
+            self.used.add("op")
+            for i in op.inputs:
+                if i in constants:
+                    g.node(f"f_{i}", _label(values[i].name), shape="plaintext", style="", fontcolor="gray30")
+        for grp in plan.groups:
+            lines = _count_lines(grp, sum(1 for m in grp.members if kind[m] != "tensor"), skip="tensor")
+            tensors = sum(1 for m in grp.members if kind[m] == "tensor")
+            if tensors:
+                lines.append(f"{tensors} intermediate tensors")
+            g.node(f"f_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
+            self.used.add("summary")
+        counts, labels = {}, {}
+        for op in s.ops:
+            tensor_inputs = [i for i in op.inputs]
+            for k, i in enumerate(op.inputs):
+                key = (plan.rep(i), plan.rep(op.id))
+                if key[0] != key[1]:
+                    counts[key] = counts.get(key, 0) + 1
+                    labels[key] = str(k) if len(tensor_inputs) > 1 and i not in constants else None
+            for o in op.outputs:
+                key = (plan.rep(op.id), plan.rep(o))
+                if key[0] != key[1]:
+                    counts[key] = counts.get(key, 0) + 1
+                    labels[key] = None
+        groups = {grp.id for grp in plan.groups}
+        for (src, dst), k in counts.items():
+            label = f"×{k}" if k > 1 else (None if src in groups or dst in groups else labels[(src, dst)])
+            attrs = {"label": label} if label else {}
+            if src in constants:
+                attrs.update(arrowsize="0.5", color="gray50")
+            g.edge(f"f_{src}", f"f_{dst}", **attrs)
+
+    def _value(self, g, v, is_root):
+        lines = [v.name, _tensor_line(v.shape, v.dtype)]
+        if v.grad is not None:
+            lines.append(f"grad {_shape(v.grad.shape)}")
+        if is_root:
+            fill = ROOT
+            self.used.add("root")
+        elif v.is_leaf and v.requires_grad:
+            fill = LEAF
+            self.used.add("leaf")
+        else:
+            fill = OP
+            self.used.add("tensor" if v.requires_grad else "constant")
+        attrs = {"fillcolor": fill}
+        if not v.requires_grad:
+            attrs["style"] = "filled,dotted"
+        g.node(f"f_{v.id}", _label(*lines), **attrs)
+
+    # -- legend ------------------------------------------------------------------
+    def _legend(self, g):
+        entries = [
+            ("leaf", "leaf tensor", {"fillcolor": LEAF}),
+            ("accumulate", "AccumulateGrad", {"fillcolor": LEAF}),
+            ("node", "grad_fn node", {}),
+            ("op", "forward op", {"shape": "ellipse", "fillcolor": OP}),
+            ("tensor", "tensor", {"fillcolor": OP}),
+            ("constant", "no grad", {"fillcolor": OP, "style": "filled,dotted"}),
+            ("root", "root / output", {"fillcolor": ROOT}),
+            ("saved", "saved tensor", {"fillcolor": SAVED}),
+            ("stale", "saved, modified\\nin place since", STALE),
+            ("freed", "saved, freed\\nby backward", FREED),
+            ("summary", "collapsed", {"shape": "folder", "fillcolor": SUMMARY}),
+        ]
+        with g.subgraph(name="cluster_legend") as c:
+            # A column: invisible edges stack the entries one under the other.
+            c.attr(label="legend", style="rounded", color="gray75", fontcolor="gray30")
+            prev = None
+            for key, text, attrs in entries:
+                if key not in self.used:
+                    continue
+                name = f"legend_{key}"
+                c.node(name, text, **attrs)  # the texts are ours: \n stays a line break
+                if prev is not None:
+                    c.edge(prev, name, style="invis")
+                prev = name
+
+
+def _saved_lines(x, node):
+    head = x.attr
+    if x.tensor_name:
+        head += f" = {x.tensor_name}"
+    elif x.kind == "scalar" and x.text is not None:
+        head += f" = {x.text}"
+    lines = [head, _tensor_line(x.shape, x.dtype)]
+    if x.freed:
+        lines.append(f"freed by {_call(node.freed_by)}")
+    elif x.stale:
+        lines.append(f"saved v{x.saved_version}, now v{x.current_version}")
+    return lines
+
+
+def _saved_style(x):
+    if x.freed:
+        return dict(FREED)
+    if x.stale:
+        return dict(STALE)
+    return {"fillcolor": SAVED}
+
+
+def _count_lines(grp, total, skip=None):
+    """'×998 TanhBackward0', or a count and the most frequent kinds."""
+    counts = [(k, c) for k, c in grp.counts if k != skip]
+    if len(counts) == 1:
+        return [f"×{counts[0][1]} {counts[0][0]}"]
+    lines = [f"×{total} collapsed"]
+    lines += [f"{c} {k}" for k, c in counts[:4]]
+    if len(counts) > 4:
+        lines.append(f"… {sum(c for _, c in counts[4:])} more")
+    return lines
+
+
+def _collapse_note(which, plan, count, noun):
+    members = sum(g.size for g in plan.groups)
+    return (f"{which}: {members:,} of {count:,} {noun} collapsed into {len(plan.groups)} summary "
+            f"node{'s' if len(plan.groups) != 1 else ''} (budget {plan.budget} boxes; raise --max-nodes to see more)")
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT, notes=()) -> RenderResult:
+    """Write DOT ``source`` to ``path``; the extension picks the format."""
+    path = os.fspath(path)
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    fmt = FORMATS.get(ext)
+    if fmt is None:
+        raise ValueError(f"cannot write '{path}': unknown graph format '.{ext}' "
+                         f"(use .dot, .gv, .svg, .png or .pdf)" if ext else
+                         f"cannot write '{path}': add an extension (.dot, .svg, .png or .pdf)")
+    if fmt == "dot":
+        _atomic_write(path, source.encode("utf-8"))
+        return RenderResult(path, "dot", notes=tuple(notes))
+    try:
+        data, width, height = _draw(source, fmt, max_pixels, timeout)
+    except RenderError as e:
+        # Keep the DOT, so the graph is not lost: it can be rendered elsewhere.
+        dot_path = os.path.splitext(path)[0] + ".dot"
+        _atomic_write(dot_path, source.encode("utf-8"))
+        raise type(e)(f"{e}; the DOT source was written to {dot_path}") from None
+    _atomic_write(path, data)
+    return RenderResult(path, fmt, width, height, tuple(notes))
+
+
+def _draw(source, fmt, max_pixels, timeout):
+    """(bytes, width px, height px): lay out with dot, check the size, draw with neato -n2."""
+    dot, neato = shutil.which("dot"), shutil.which("neato")
+    if dot is None or neato is None:
+        raise GraphvizNotFound("cannot render: Graphviz's `dot` program was not found on PATH "
+                               "(install Graphviz, e.g. `apt-get install graphviz`)")
+    laid_out = _run([dot, "-Tdot"], source.encode("utf-8"), timeout, "lay out the graph")
+    width, height = _size(laid_out.decode("utf-8", "replace"))
+    if width * height > max_pixels or max(width, height) > MAX_SIDE:
+        raise ImageTooLarge(f"refusing to render a {width:,} x {height:,} px picture (over the budget of "
+                            f"{max_pixels:,} px and {MAX_SIDE:,} px a side); lower --max-nodes or choose .dot")
+    data = _run([neato, "-n2", f"-T{fmt}"], laid_out, timeout, f"draw the {fmt.upper()}")
+    if not _looks_like(fmt, data):
+        raise RenderError(f"Graphviz produced no valid {fmt.upper()} ({len(data)} bytes)")
+    return data, width, height
+
+
+def _run(cmd, data, timeout, what):
+    try:
+        proc = subprocess.run(cmd, input=data, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RenderError(f"Graphviz did not {what} within {timeout} s; lower --max-nodes") from None
+    except OSError as e:
+        raise GraphvizNotFound(f"cannot run Graphviz ({cmd[0]}): {e}") from None
+    if proc.returncode != 0 or not proc.stdout:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RenderError(f"Graphviz failed to {what}: {err[-1] if err else f'exit status {proc.returncode}'}")
+    return proc.stdout
+
+
+_BB = re.compile(r'\bbb="?([-\d.e]+),([-\d.e]+),([-\d.e]+),([-\d.e]+)"?')
+
+
+def _size(laid_out):
+    """Pixel size of the laid-out graph: its bounding box (points) at 96 dpi."""
+    m = _BB.search(laid_out)
+    if m is None:
+        raise RenderError("Graphviz returned a layout without a bounding box")
+    x0, y0, x1, y1 = (float(v) for v in m.groups())
+    scale = DPI / 72.0
+    return max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale))
+
+
+def _looks_like(fmt, data):
+    if fmt == "png":
+        return data.startswith(b"\x89PNG\r\n\x1a\n")
+    if fmt == "pdf":
+        return data.startswith(b"%PDF")
+    if fmt == "svg":
+        return b"<svg" in data[:4096]
+    return bool(data)
+
+
+def _atomic_write(path, data):
+    """Write to a temporary file next to ``path``, then rename it over ``path``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would make the picture private
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
