@@ -9,6 +9,7 @@ expression such as ``w1*a``).
 Engine objects are read here and nowhere else in gradviz's inspection: the result holds
 only str, int, float, bool and tuples (see ``model``).
 """
+import gc
 from collections.abc import Mapping
 
 import numpy as np
@@ -25,6 +26,18 @@ def snapshot(roots, names=None, recorder=None) -> GraphSnapshot:
     names: ``{id(tensor): name}`` (or ``{name: tensor}``) for the script's variables.
     recorder: a ``Recorder`` that watched the forward pass, for the forward graph.
     """
+    # A snapshot allocates about ten objects per node and makes no reference cycles;
+    # pausing the cyclic GC spares repeated full scans of a large live graph.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _snapshot(roots, names, recorder)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _snapshot(roots, names, recorder):
     names = _normalize_names(names)
     root_specs = [_root_spec(r) for r in _as_list(roots)]
     order, index = _walk([spec[1] for spec in root_specs if spec[1] is not None])
@@ -120,24 +133,35 @@ def _walk(roots):
 
 def _node(k, node, index, names, forward, out_names):
     cls = type(node).__name__
-    edges = tuple(Edge(i, f"n{index[id(nxt)]}" if nxt is not None else None, nr)
-                  for i, (nxt, nr) in enumerate(node.next_functions))
+    edges = []
+    for i, (nxt, nr) in enumerate(node.next_functions):
+        edges.append(Edge(i, None if nxt is None else f"n{index[id(nxt)]}", nr))
     op = forward.op_of(node) if forward is not None else None
-    origins = {slot: (is_out, i) for slot, is_out, i in op.saved} if op is not None else {}
-    saved = tuple(_saved(slot, value, names, forward, op, origins.get(slot)) for slot, value in node.saved_items())
+    origins = {slot: (is_out, i) for slot, is_out, i in op.saved} if op is not None and op.saved else {}
+    saved = tuple([_saved(slot, value, names, forward, op, origins.get(slot)) for slot, value in node.saved_items()])
     leaf = _leaf(node.variable, names, forward) if cls == "AccumulateGrad" else None
     inner = node.fn.name() if cls == "CopySlices" and getattr(node, "fn", None) is not None else None
-    outputs = tuple((tuple(int(s) for s in shape), np.dtype(dtype).name)
-                    for shape, dtype in getattr(node, "_output_meta", ()) or ())
+    outputs = tuple([(tuple(shape), dtype_name(dtype)) for shape, dtype in getattr(node, "_output_meta", ()) or ()])
     return BackwardNode(
         id=f"n{k}", name=node.name(), type=cls, site=_site(getattr(node, "_site", None)),
-        sequence_nr=int(getattr(node, "_sequence_nr", -1)), edges=edges, saved=saved, outputs=outputs,
+        sequence_nr=int(getattr(node, "_sequence_nr", -1)), edges=tuple(edges), saved=saved, outputs=outputs,
         freed_by=_call_info(getattr(node, "_freed_by", None)), leaf=leaf, inner=inner,
-        output_names=tuple(out_names[nr] for nr in sorted(out_names)))
+        output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else ())
+
+
+_DTYPE_NAMES = {}
+
+
+def dtype_name(dtype):
+    """numpy's dtype.name, cached: it is surprisingly slow and asked 100,000s of times."""
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = np.dtype(dtype).name
+    return name
 
 
 def _saved(slot, value, names, forward, op, origin):
-    from gradviz.torch.autograd.node import FreedSlot, SavedScalar, SavedTensor
+    FreedSlot, SavedScalar, SavedTensor = _slot_classes()
     attr = slot if slot.startswith("saved_tensors") else "_saved_" + slot
     value_id = tensor_name = None
     if origin is not None and forward is not None:
@@ -147,12 +171,12 @@ def _saved(slot, value, names, forward, op, origin):
     if isinstance(value, SavedTensor):
         if tensor_name is None and value.tensor is not None:
             tensor_name = names.get(id(value.tensor))
-        return SavedInfo(slot, attr, "tensor", tuple(value.data.shape), value.data.dtype.name, int(value.version),
+        return SavedInfo(slot, attr, "tensor", tuple(value.data.shape), dtype_name(value.data.dtype), int(value.version),
                          int(value.vbox[0]), bool(value.is_output), tensor_name, value_id)
     if isinstance(value, FreedSlot):
         is_output = origin[0] if origin is not None else (True if slot.startswith("result") else
                                                           None if slot.startswith("saved_tensors") else False)
-        return SavedInfo(slot, attr, "freed", tuple(value.shape), np.dtype(value.dtype).name,
+        return SavedInfo(slot, attr, "freed", tuple(value.shape), dtype_name(value.dtype),
                          int(value.saved_version), None, is_output, tensor_name, value_id)
     if isinstance(value, SavedScalar):
         return SavedInfo(slot, attr, "scalar", (), np.asarray(value.value).dtype.name, text=_short(value.value))
@@ -161,9 +185,19 @@ def _saved(slot, value, names, forward, op, origin):
     return SavedInfo(slot, attr, "value", text=_short(value))
 
 
+_SLOT_CLASSES = []
+
+
+def _slot_classes():
+    if not _SLOT_CLASSES:  # imported on first use: importing gradviz.inspect loads no engine
+        from gradviz.torch.autograd.node import FreedSlot, SavedScalar, SavedTensor
+        _SLOT_CLASSES.extend((FreedSlot, SavedScalar, SavedTensor))
+    return _SLOT_CLASSES
+
+
 def _leaf(t, names, forward):
     value_id = forward.value_id_of_tensor(t) if forward is not None else None
-    return LeafInfo(name=names.get(id(t)), shape=tuple(t._data.shape), dtype=t._data.dtype.name,
+    return LeafInfo(name=names.get(id(t)), shape=tuple(t._data.shape), dtype=dtype_name(t._data.dtype),
                     requires_grad=bool(t._requires_grad), version=int(t._vbox[0]), grad=grad_info(t),
                     value=value_id)
 
@@ -188,9 +222,9 @@ def _root(spec, names, index, forward):
         name = names.get(id(t))
         if name is None and value_id is not None:
             name = forward.values[int(value_id[1:])].name
-        return Root(name, node_id, nr, tuple(t._data.shape), t._data.dtype.name, bool(t._requires_grad), value_id)
+        return Root(name, node_id, nr, tuple(t._data.shape), dtype_name(t._data.dtype), bool(t._requires_grad), value_id)
     meta = getattr(node, "_output_meta", ()) if node is not None else ()
-    shape, dtype = (tuple(meta[nr][0]), np.dtype(meta[nr][1]).name) if nr < len(meta) else (None, None)
+    shape, dtype = (tuple(meta[nr][0]), dtype_name(meta[nr][1])) if nr < len(meta) else (None, None)
     value_id = forward.value_id_of_output(node, nr) if forward is not None and node is not None else None
     name = forward.values[int(value_id[1:])].name if value_id is not None else None
     return Root(name, node_id, nr, shape, dtype, node is not None, value_id)
@@ -348,7 +382,7 @@ def grad_info(t):
         finite = data.astype(np.float64, copy=False) if data.dtype.kind in "fiub" else np.abs(data)
         norm = float(np.sqrt(np.sum(np.square(finite)))) if data.size else 0.0
     has_nan = bool(np.isnan(data).any()) if data.dtype.kind in "fc" else False
-    return GradInfo(tuple(data.shape), data.dtype.name, norm, has_nan)
+    return GradInfo(tuple(data.shape), dtype_name(data.dtype), norm, has_nan)
 
 
 def _site(site):

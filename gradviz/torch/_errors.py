@@ -263,3 +263,12 @@ def derivative_not_implemented(what):
 
 def aten_derivative_not_implemented(op_name):
     return _tag(RuntimeError(f"derivative for aten::{op_name} is not implemented"), "derivative_not_implemented")
+
+
+def grad_assign_dtype(grad_type, tensor_type):
+    return _tag(RuntimeError(
+        f"attempting to assign a gradient with dtype '{grad_type}' to a tensor with grad_dtype '{tensor_type}'. The "
+        "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+        "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. "
+        "Diverging the dtypes of a tensor and its gradient may break downstream systems that assume they match."),
+        "grad_assign_wrong_shape")

@@ -19,11 +19,18 @@ from .autograd.node import Node
 _NODE_CLASSES = {}
 
 
+# Nodes written in C++ by hand in PyTorch report a namespaced name().
+_NAMESPACED = {"CopyBackwards", "CopySlices", "AccumulateGrad", "DelayedError", "Error", "NotImplemented"}
+
+
 def node_class(name):
     """One Python class per node name, so ``type(t.grad_fn).__name__`` is PyTorch's."""
     cls = _NODE_CLASSES.get(name)
     if cls is None:
-        cls = _NODE_CLASSES[name] = type(name, (Node,), {"__slots__": (), "__module__": "builtins"})
+        attrs = {"__slots__": (), "__module__": "builtins"}
+        if name in _NAMESPACED:
+            attrs["name"] = lambda self, _n="torch::autograd::" + name: _n
+        cls = _NODE_CLASSES[name] = type(name, (Node,), attrs)
     return cls
 
 

@@ -145,7 +145,9 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, flag):
         if self._grad_fn is not None:
-            raise _errors.requires_grad_nonleaf()
+            if not flag:
+                raise _errors.requires_grad_nonleaf()
+            return
         if flag and self._data.dtype.kind not in "fc":
             raise _errors.requires_grad_not_float()
         self._requires_grad = bool(flag)
@@ -189,9 +191,7 @@ class Tensor:
             if value._data.shape != self._data.shape:
                 raise _errors.grad_assign_size(value._data.shape, self._data.shape)
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("attempting to assign a gradient with dtype '" + _type_name(value)
-                                   + "' to a tensor with dtype '" + _type_name(self)
-                                   + "'. Please ensure that the gradient and the tensor have the same dtype")
+                raise _errors.grad_assign_dtype(_type_name(value), _type_name(self).capitalize())
         self._grad = value
 
     @grad.deleter

@@ -14,7 +14,7 @@ from .graph import record, edge_of
 from .node import Node
 
 
-def _check(self, grad_mode):
+def _check(self, grad_mode, needs_grad):
     if self._inference and not STATE.inference:
         raise _errors.inference_tensor_inplace()
     if not grad_mode:
@@ -23,6 +23,9 @@ def _check(self, grad_mode):
     if base is None:
         if self._requires_grad and self._grad_fn is None:
             raise _errors.inplace_on_leaf()
+        return
+    # View rules apply only when autograd has to track the change.
+    if not (base._requires_grad or needs_grad):
         return
     if self._multi_output_view_of is not None:
         raise _errors.multi_output_view_inplace(*self._multi_output_view_of)
@@ -35,10 +38,10 @@ def _check(self, grad_mode):
 def apply_inplace(op, self, inputs, params):
     Tensor = _tensor.Tensor
     grad_mode = STATE.enabled
-    _check(self, grad_mode)
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     needs_grad = grad_mode and any(
         isinstance(inputs[i], Tensor) and inputs[i]._requires_grad for i in op.diff_positions)
+    _check(self, grad_mode, needs_grad)
     base = self._base
     tracks_base = grad_mode and base is not None and (base._requires_grad or needs_grad)
     before = None
@@ -83,6 +86,9 @@ class CopySlices(Node):
     the viewed region of the base's gradient; the rest of the gradient passes through."""
     __slots__ = ("fn", "view_chain", "base_shape")
     __module__ = "builtins"
+
+    def name(self):
+        return "torch::autograd::CopySlices"
 
     def release_saved(self, freed_by=None):
         self.fn.release_saved(freed_by)
@@ -158,7 +164,7 @@ def setitem(self, index, value):
         apply_inplace(_ops.index_put, self, (self, value), {"indices": np_index})
         return
     target = F.getitem(self, index if len(index) > 1 else index[0])
-    if isinstance(value, Tensor):
-        F.copy_(target, value)
-    else:
-        F.fill_(target, value)
+    if not isinstance(value, Tensor):
+        # PyTorch copies a wrapped number in, so CopySlices gets an edge for it (None).
+        value = F.scalar_tensor(value, self.dtype)
+    F.copy_(target, value)
