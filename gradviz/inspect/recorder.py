@@ -17,6 +17,7 @@ import re
 import weakref
 
 from .model import BackwardCallInfo
+from .snapshot import dtype_name
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
@@ -238,7 +239,7 @@ class Recorder:
     def _new_value(self, t, old):
         data = t._data
         rec = ValueRec(self._next(), old.ref if old is not None else weakref.ref(t), tuple(data.shape),
-                       data.dtype.name, bool(t._requires_grad), t._grad_fn is None, prev=old)
+                       dtype_name(data.dtype), bool(t._requires_grad), t._grad_fn is None, prev=old)
         self._values[rec.serial] = rec
         self._tensors[id(t)] = rec
         return rec

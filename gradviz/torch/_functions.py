@@ -336,7 +336,9 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, o
 
 
 def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False, generator=None):
-    if high is None:
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high
+    elif high is None:
         low, high = 0, low
     return _factory(lambda s, d: RANDOM.generator.integers(low, high, s).astype(d), (tuple(size),), dtype,
                     requires_grad, _dtypes.int64)
@@ -615,9 +617,10 @@ def to(self, *args, **kwargs):
             dtype = a
         elif isinstance(a, _tensor.Tensor):
             dtype = a.dtype
-    if dtype is None:
-        return self
-    return to_dtype(self, _resolve_dtype(dtype))
+    dtype = _resolve_dtype(dtype) if dtype is not None else self.dtype
+    if kwargs.get("copy") and dtype is self.dtype:
+        return apply(_ops.to_copy, (self,), {"dtype": dtype})
+    return to_dtype(self, dtype)
 
 
 def float(self, memory_format=None):

@@ -8,6 +8,13 @@ def default_float():
     return _dtypes.DEFAULTS.float_dtype.np
 
 
+def expand_array(x, size):
+    """A writable broadcast view (numpy's broadcast_to is read-only; PyTorch's expand is not)."""
+    lead = len(size) - x.ndim
+    strides = (0,) * lead + tuple(0 if (s == 1 and n != 1) else st for s, n, st in zip(x.shape, size[lead:], x.strides))
+    return np.lib.stride_tricks.as_strided(x, shape=tuple(size), strides=strides, writeable=x.flags.writeable)
+
+
 def true_divide_arrays(a, b):
     """Division always gives floats; integers divide into the default float dtype."""
     if _is_integral(a) and _is_integral(b):

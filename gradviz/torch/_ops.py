@@ -124,7 +124,7 @@ rsub_scalar = Op("RsubBackward1", lambda self, other, *, alpha: other - (self if
 mul = Op("MulBackward0", lambda self, other: self * other, promotes=True,
          self=lambda grad, other: grad * other,
          other=lambda grad, self: grad * self)
-div = Op("DivBackward0", lambda self, other: K.true_divide_arrays(self, other), promotes=True,
+div = Op("DivBackward0", lambda self, other: K.true_divide_arrays(self, other), promotes=True,  # see _promote
          self=lambda grad, other: grad / other,
          other=lambda grad, self, other: -grad * self / (other * other))
 neg = Op("NegBackward0", lambda self: -self, self=lambda grad: -grad)
@@ -224,7 +224,7 @@ squeeze_all = Op("SqueezeBackward0", lambda self, *, self_sym_sizes: self.reshap
 squeeze_dim = Op("SqueezeBackward1", lambda self, *, dim, self_sym_sizes: (
     np.squeeze(self, dim) if self.shape[dim] == 1 else self[...]), view=True,
     self=lambda grad, dim, self_sym_sizes: grad.unsqueeze(dim) if self_sym_sizes[dim] == 1 else grad)
-expand = Op("ExpandBackward0", lambda self, *, size, self_sym_sizes: np.broadcast_to(self, size), view=True,
+expand = Op("ExpandBackward0", lambda self, *, size, self_sym_sizes: K.expand_array(self, size), view=True,
             self=lambda grad, self_sym_sizes: F.sum_to_size(grad, self_sym_sizes))
 # The trailing Ellipsis keeps numpy returning a (0-d) view rather than a scalar copy.
 select = Op("SelectBackward0", lambda self, *, dim, index, self_sym_sizes: self[(slice(None),) * dim + (index, Ellipsis)],

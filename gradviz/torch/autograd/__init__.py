@@ -60,7 +60,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         captured = run_backward(roots, grads, retain_graph, create_graph,
                                 capture=[edge_of(t) for t in inputs], kind="backward")
         from .engine import accumulate_grad
@@ -81,10 +81,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
-    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output; got {len(grad_outputs)} grad_outputs and "
-                           f"{len(outputs)} outputs")
+    # PyTorch pairs outputs with grad_outputs positionally and ignores extras.
+    grad_outputs = (_as_tuple(grad_outputs) + (None,) * len(outputs))[:len(outputs)]
     if allow_unused is None:
         allow_unused = materialize_grads
     if retain_graph is None:

@@ -112,10 +112,8 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = (STATE.enabled, STATE.inference)
-        if self.mode:
-            STATE.enabled, STATE.inference = False, True
-        else:
-            STATE.inference = False
+        # inference_mode(False) is not a no-op: like PyTorch's guard it turns grad mode on.
+        STATE.enabled, STATE.inference = (False, True) if self.mode else (True, False)
 
     def __exit__(self, *exc):
         STATE.enabled, STATE.inference = self.prev

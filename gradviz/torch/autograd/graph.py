@@ -118,7 +118,8 @@ def _apply_special(op, inputs, params, out):
 def _promote(out, arrays):
     """Cast numpy's result to PyTorch's promoted dtype when the two disagree."""
     target = _dtypes.result_type(arrays)
-    if target.np != out.dtype and out.dtype.kind != "b":
+    # Integer operands promote to an integer type, but true division's result stays floating.
+    if target.np != out.dtype and out.dtype.kind != "b" and not (out.dtype.kind == "f" and not target.is_floating_point):
         out = out.astype(target.np)
     return out
 

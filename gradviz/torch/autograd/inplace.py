@@ -14,9 +14,29 @@ from .graph import record, edge_of
 from .node import Node
 
 
+def _forward_checked(op, arrays, params, self):
+    from .. import _dtypes, _kernels
+    try:
+        out = np.asarray(op.forward(*arrays, **params))
+    except ValueError:
+        if len(arrays) > 1:
+            _kernels.broadcast_shapes(self._data.shape, np.shape(arrays[1]))
+        raise
+    if out.shape != self._data.shape:
+        raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the broadcast "
+                           f"shape [{', '.join(map(str, out.shape))}]")
+    if out.dtype != self._data.dtype:
+        wanted = _dtypes.result_type(arrays).np if op.promotes else out.dtype
+        if not np.can_cast(wanted, self._data.dtype, "same_kind"):
+            raise RuntimeError(f"result type {_type_word(wanted)} can't be cast to the desired output type "
+                               f"{_type_word(self._data.dtype)}")
+    if 0 in self._data.strides and self._data.size > 1:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the operation.")
+    return out
+
+
 def _check(self, grad_mode, needs_grad):
-    if self._inference and not STATE.inference:
-        raise _errors.inference_tensor_inplace()
     if not grad_mode:
         return
     base = self._base
@@ -47,13 +67,13 @@ def apply_inplace(op, self, inputs, params):
     before = None
     if needs_grad or tracks_base:
         before = _snapshot_before(op, self)
-    out = op.forward(*arrays, **params)
-    if out.dtype != self._data.dtype and not np.can_cast(out.dtype, self._data.dtype, "same_kind"):
-        raise RuntimeError(f"result type {_type_word(out.dtype)} can't be cast to the desired output type "
-                           f"{_type_word(self._data.dtype)}")
+    out = _forward_checked(op, arrays, params, self)
     if out is not self._data:
         np.copyto(self._data, out, casting="unsafe")
     self._vbox[0] += 1
+    if self._inference and not STATE.inference:
+        # PyTorch performs the update, then refuses it.
+        raise _errors.inference_tensor_inplace()
     if tracks_base:
         _rewrite_base(op, self, base, (before,) + tuple(inputs[1:]), params)
     elif needs_grad:

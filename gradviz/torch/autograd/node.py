@@ -67,7 +67,8 @@ class SavedTensor:
     def unpack(self, owner):
         from .._tensor import Tensor
         if self.vbox[0] != self.version:
-            grad_fn = owner if self.is_output else self.grad_fn
+            # PyTorch names the tensor's current history for inputs, the owner for outputs.
+            grad_fn = owner if self.is_output else self.tensor._grad_fn
             output_of = None
             if grad_fn is not None:
                 output_of = (_forward_name(grad_fn.name()), self.output_nr)

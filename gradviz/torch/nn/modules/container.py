@@ -258,7 +258,7 @@ class ParameterList(Module):
         lines = []
         for k, p in enumerate(self):
             size_str = "x".join(str(size) for size in p.size())
-            lines.append(f"  ({k}): Parameter containing: [{p.type()} of size {size_str}]")
+            lines.append(f"  ({k}): Parameter containing: [{p.dtype} of size {size_str}]")
         return "\n".join(lines)
 
 
@@ -304,7 +304,7 @@ class ParameterDict(Module):
         lines = []
         for k, p in self._parameters.items():
             size_str = "x".join(str(size) for size in p.size())
-            lines.append(f"  ({k}): Parameter containing: [{p.type()} of size {size_str}]")
+            lines.append(f"  ({k}): Parameter containing: [{p.dtype} of size {size_str}]")
         return "\n".join(lines)
 
 

@@ -300,14 +300,15 @@ class Module:
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
-                if strict:
-                    missing_keys.append(key)
+                missing_keys.append(key)
                 continue
             input_param = state_dict[key]
             if not isinstance(input_param, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                                   f"object from checkpoint but received {type(input_param)}")
                 continue
+            if param.dim() == 0 and input_param.dim() == 1 and input_param.shape[0] == 1:
+                input_param = input_param[0]  # checkpoints from PyTorch 0.3 stored scalars as 1-element
             if tuple(input_param.shape) != tuple(param.shape):
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
@@ -324,7 +325,7 @@ class Module:
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
                                   f"{param.size()} and whose dimensions in the checkpoint are {input_param.size()}, "
                                   f"an exception occurred : {ex.args}.")
-        if strict:
+        if strict:  # PyTorch's load_state_dict always passes strict=True here; it raises only if asked
             for key in state_dict:
                 if key.startswith(prefix):
                     input_name = key[len(prefix):].split(".", 1)
@@ -341,7 +342,7 @@ class Module:
         state_dict = OrderedDict(state_dict)
 
         def load(module, local_state_dict, prefix=""):
-            module._load_from_state_dict(local_state_dict, prefix, strict, missing_keys, unexpected_keys, error_msgs,
+            module._load_from_state_dict(local_state_dict, prefix, True, missing_keys, unexpected_keys, error_msgs,
                                          assign)
             for name, child in module._modules.items():
                 if child is not None:

@@ -123,9 +123,9 @@ class GRUCell(RNNCellBase):
         # ATen's gru_cell: chunk both linear maps, combine gate by gate.
         ir, iz, in_ = F.unsafe_chunk(F.linear(input, self.weight_ih, self.bias_ih), 3, 1)
         hr, hz, hn = F.unsafe_chunk(F.linear(hx, self.weight_hh, self.bias_hh), 3, 1)
-        resetgate = (ir + hr).sigmoid()
-        inputgate = (iz + hz).sigmoid()
-        newgate = (in_ + resetgate * hn).tanh()
+        resetgate = (hr + ir).sigmoid()
+        inputgate = (hz + iz).sigmoid()
+        newgate = (in_ + hn * resetgate).tanh()
         hy = (hx - newgate) * inputgate + newgate
         return hy if is_batched else hy.squeeze(0)
 
