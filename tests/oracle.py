@@ -1368,5 +1368,6 @@ def run_scripts_fresh(groups):
         if p.returncode != 0:
             raise RuntimeError(f"fresh-process run failed:\n{err}")
         for key, e, ws, so in json.loads(out.strip().splitlines()[-1]):
+            key = tuple(key) if isinstance(key, list) else key
             results[key] = (tuple(e) if e else None, [tuple(w) for w in ws], so)
     return results

@@ -559,8 +559,8 @@ def test_hooks_and_attribute_errors(torch):
         lambda L, m: m.register_parameter("x.y", None),
         lambda L, m: m.register_buffer("weight", L.torch.ones(1)),
         lambda L, m: m.register_parameter("p", L.torch.ones(1)),
-        lambda L, m: setattr(m, "w2", L.nn.Parameter(L.torch.ones(1)) * 2) or m.register_parameter(
-            "w3", L.nn.Parameter(L.torch.ones(1, requires_grad=True) * 2)),
+        lambda L, m: setattr(m, "bias", L.nn.Linear(1, 1)),
+        lambda L, m: m.add_module("weight", L.nn.ReLU()),
         lambda L, m: L.nn.Module().forward(1),
         lambda L, m: m.train("yes"),
     ]:

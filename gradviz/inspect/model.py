@@ -14,14 +14,14 @@ Site = Optional[Tuple[str, int]]  # (filename, line) of the user's code
 Shape = Tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BackwardCallInfo:
     index: int  # PyTorch has no such number; gradviz counts backward calls from 1
     kind: str  # 'backward' or 'grad'
     site: Site
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GradInfo:
     """Summary of a tensor's ``.grad`` (the values themselves are not kept)."""
     shape: Shape
@@ -30,7 +30,7 @@ class GradInfo:
     has_nan: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LeafInfo:
     """The leaf tensor an AccumulateGrad node writes into."""
     name: Optional[str]  # the script's variable name, when the caller supplied one
@@ -42,7 +42,7 @@ class LeafInfo:
     value: Optional[str]  # id of the same tensor in the forward graph, when recorded
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SavedInfo:
     """One saved slot of a node (``_saved_self``, ``saved_tensors[0]``, ``_saved_dim`` ...).
 
@@ -79,7 +79,7 @@ class SavedInfo:
                 and self.current_version != self.saved_version)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Edge:
     """``next_functions[input]`` of a node: gradient for its ``input``-th input goes to
     output ``output_nr`` of node ``target`` (None: that input needs no gradient)."""
@@ -88,7 +88,7 @@ class Edge:
     output_nr: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BackwardNode:
     id: str
     name: str  # node.name(): 'MulBackward0', 'torch::autograd::AccumulateGrad'
@@ -113,7 +113,7 @@ class BackwardNode:
         return "AccumulateGrad" if self.is_accumulate else self.name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Root:
     """A tensor (or edge) the snapshot was taken from."""
     name: Optional[str]
@@ -125,7 +125,7 @@ class Root:
     value: Optional[str] = None  # forward value id, when recorded
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Value:
     """A tensor value in the forward graph. An in-place op gives the same tensor a new
     value (``version`` counts them); constants (Python numbers) are values too."""
@@ -143,7 +143,7 @@ class Value:
     alive: bool = True  # False: the tensor was garbage collected before the snapshot
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ForwardOp:
     id: str
     name: str  # 'mul', 'mul_' (in place), 'tanh', 'MyExp.apply'
@@ -155,7 +155,7 @@ class ForwardOp:
     during_backward: bool = False  # recorded by a create_graph backward
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GraphSnapshot:
     roots: Tuple[Root, ...]
     nodes: Tuple[BackwardNode, ...]  # n0, n1, ... in traversal order

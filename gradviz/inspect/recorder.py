@@ -91,7 +91,9 @@ class Recorder:
         self._tensors = {}  # id(tensor) -> ValueRec, its latest value (checked via .ref)
         self._node_ops = {}  # weakref(node) -> op serial (weakrefs hash like their node)
         self._dead = []  # weakrefs of nodes that died, pruned lazily
+        self._on_dead = self._dead.append  # one callback shared by every node's weakref
         self._serial = 0
+        self._shapes = {}  # interned shapes and saved maps: a chain repeats the same few
         self._in_backward = 0
         self._backward_calls = []  # (BackwardCallInfo, ((weakref(node), nr), ...))
         self._listeners = None
@@ -145,10 +147,10 @@ class Recorder:
         if (copy_of is not None or inplace) and node_type != "AsStridedBackward0" and not name.endswith("_"):
             name += "_"
         serial = self._next()
-        ref = weakref.ref(node, self._dead.append)
+        ref = weakref.ref(node, self._on_dead)
         op = OpRec(serial, ref, name, node_type, tuple(v.serial for v in in_vals),
                    tuple(v.serial for v in out_vals), getattr(node, "_site", None),
-                   _saved_map(node, inputs, outputs, positions), self._in_backward > 0)
+                   self._intern(_saved_map(node, inputs, outputs, positions)), self._in_backward > 0)
         for v in in_vals:
             v.users += 1
         for v in out_vals:
@@ -205,12 +207,17 @@ class Recorder:
         return out
 
     def __len__(self):
+        if self._dead:
+            self._prune()
         return len(self._ops)
 
     # -- internals -----------------------------------------------------------------
     def _next(self):
         self._serial += 1
         return self._serial
+
+    def _intern(self, t):
+        return self._shapes.setdefault(t, t)
 
     def _known(self, t):
         rec = self._tensors.get(id(t))
@@ -238,7 +245,9 @@ class Recorder:
 
     def _new_value(self, t, old):
         data = t._data
-        rec = ValueRec(self._next(), old.ref if old is not None else weakref.ref(t), tuple(data.shape),
+        shape = data.shape
+        shape = self._shapes.setdefault(shape, shape)  # one tuple per distinct shape
+        rec = ValueRec(self._next(), old.ref if old is not None else weakref.ref(t), shape,
                        dtype_name(data.dtype), bool(t._requires_grad), t._grad_fn is None, prev=old)
         self._values[rec.serial] = rec
         self._tensors[id(t)] = rec
@@ -288,7 +297,8 @@ class Recorder:
                     del self._tensors[id(t)]
 
     def _prune(self):
-        dead, self._dead = self._dead, []
+        dead = self._dead[:]
+        del self._dead[:len(dead)]  # the same list: the weakrefs' callback appends to it
         for ref in dead:
             serial = self._node_ops.pop(ref, None)
             op = self._ops.get(serial) if serial is not None else None

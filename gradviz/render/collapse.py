@@ -23,7 +23,7 @@ MIN_RUN = 3  # a run collapses only when at least this many items are inside it
 KEEP_FRACTION = 0.8  # bands keep this share of the budget for individual items
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Group:
     id: str  # 'g0', 'g1', ... in the order of their first member
     members: Tuple[str, ...]
@@ -35,7 +35,7 @@ class Group:
         return len(self.members)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Plan:
     groups: Tuple[Group, ...]
     group_of: Dict[str, str]  # member id -> group id

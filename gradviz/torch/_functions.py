@@ -536,7 +536,8 @@ def _unary(op):
     return fn
 
 
-sign = sgn = _unary(_ops.sign)
+sign = _unary(_ops.sign)
+sgn = _unary(_ops.sgn)
 log1p, expm1, rsqrt = _unary(_ops.log1p), _unary(_ops.expm1), _unary(_ops.rsqrt)
 floor, ceil, trunc, frac = _unary(_ops.floor), _unary(_ops.ceil), _unary(_ops.trunc), _unary(_ops.frac)
 fix = trunc
@@ -702,10 +703,14 @@ def mm(input, mat2, *, out=None):
     return apply(_ops.mm, (input, mat2), {})
 
 
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+                 "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half"}
+
+
 def _check_same_dtype(a, b, what):
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name.replace('32', '').replace('float64', 'double')} != "
-                           f"{b.dtype.name.replace('32', '').replace('float64', 'double')}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_C_TYPE_NAMES[a.dtype.name]} != "
+                           f"{_C_TYPE_NAMES[b.dtype.name]}")
 
 
 def mv(input, vec):
@@ -742,7 +747,7 @@ def matmul(input, other):
     if a == 2 and b == 1:
         return mv(input, other)
     if a == 1 and b == 2:
-        return mm(input.unsqueeze(0), other).squeeze(0)
+        return _squeeze_result(mm(input.unsqueeze(0), other), 0)
     if a == 2 and b == 2:
         return mm(input, other)
     if a >= 3 and b <= 2:
@@ -754,6 +759,11 @@ def matmul(input, other):
         out = mm(folded, other)
         return apply(_ops.unsafe_view, (out,), _view_params(out, lead + (other._data.shape[-1],)))
     return _batched_matmul(input, other)
+
+
+def _squeeze_result(t, dim):
+    """matmul squeezes its result in place (PyTorch's SqueezeBackward4)."""
+    return apply(_ops.squeeze_inplace_dim, (t,), {"dim": dim, "self_sym_sizes": t._data.shape})
 
 
 def _view_params(t, size):
@@ -774,9 +784,9 @@ def _batched_matmul(input, other):
     out = bmm(a3, b3)
     out = apply(_ops.unsafe_view, (out,), _view_params(out, tuple(batch) + (n, m)))
     if input._data.ndim == 1:
-        out = out.squeeze(-2)
+        out = _squeeze_result(out, out._data.ndim - 2)
     if other._data.ndim == 1:
-        out = out.squeeze(-1)
+        out = _squeeze_result(out, out._data.ndim - 1)
     return out
 
 
@@ -1198,10 +1208,8 @@ def squeeze(self, dim=None):
     if dim is None:
         return apply(_ops.squeeze_all, (self,), {"self_sym_sizes": self._data.shape})
     if isinstance(dim, (tuple, list)):
-        out = self
-        for d in sorted((wrap_dim(d, self._data.ndim) for d in dim), reverse=True):
-            out = squeeze(out, d)
-        return out
+        dims = tuple(sorted({wrap_dim(d, self._data.ndim) for d in dim}))
+        return apply(_ops.squeeze_dims, (self,), {"dim": dims, "self_sym_sizes": self._data.shape})
     return apply(_ops.squeeze_dim, (self,), {"dim": wrap_dim(dim, self._data.ndim), "self_sym_sizes": self._data.shape})
 
 
@@ -1279,6 +1287,9 @@ def embed_in_zeros(grad, sizes, index, accumulate=False):
 def getitem(self, index):
     """Basic indexing decomposes into select / slice / unsqueeze views, as PyTorch does;
     tensors, lists and masks go through one IndexBackward0."""
+    if isinstance(index, slice):
+        # A lone slice always makes a SliceBackward0 in PyTorch, even x[:].
+        return _slice(self, 0, index.start, index.stop, index.step)
     if not isinstance(index, tuple):
         index = (index,)
     if builtins.any(_is_advanced(i) for i in index):

@@ -35,7 +35,10 @@ def power_arrays(a, b):
         if _is_integral(a) and _is_integral(b):
             if np.any(np.asarray(b) < 0):
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return np.power(a, b)
+        out = np.power(a, b)
+    if isinstance(a, np.ndarray) and a.dtype.kind in "iub" and isinstance(b, float):
+        out = out.astype(default_float())  # an integer tensor to a float power gives the default dtype
+    return out
 
 
 def addmm_arrays(bias, mat1, mat2, beta, alpha):

@@ -131,7 +131,7 @@ neg = Op("NegBackward0", lambda self: -self, self=lambda grad: -grad)
 reciprocal = Op("ReciprocalBackward0", lambda self: K.true_divide_arrays(1, self),
                 self=lambda grad, result: -grad * result * result)
 pow_scalar = Op("PowBackward0", lambda self, *, exponent: K.power_arrays(self, exponent),
-                self=lambda grad, self, exponent: (grad * 0 if exponent == 0 else
+                self=lambda grad, self, exponent: (F.zeros_like(self) if exponent == 0 else
                                                    grad * (exponent * self.pow(exponent - 1))))
 pow_tensor = Op("PowBackward1", lambda self, exponent: K.power_arrays(self, exponent), promotes=True,
                 self=lambda grad, self, exponent: grad * (exponent * self.pow(exponent - 1)),
@@ -221,6 +221,11 @@ unsqueeze = Op("UnsqueezeBackward0", lambda self, *, dim: np.expand_dims(self, d
 squeeze_all = Op("SqueezeBackward0", lambda self, *, self_sym_sizes: self.reshape(
     [s for s in self.shape if s != 1]), view=True,
     self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+squeeze_dims = Op("SqueezeBackward2", lambda self, *, dim, self_sym_sizes: np.squeeze(
+    self, tuple(d for d in dim if self.shape[d] == 1)), view=True,
+    self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+squeeze_inplace_dim = Op("SqueezeBackward4", lambda self, *, dim, self_sym_sizes: np.squeeze(self, dim), view=True,
+                         self=lambda grad, dim: grad.unsqueeze(dim))
 squeeze_dim = Op("SqueezeBackward1", lambda self, *, dim, self_sym_sizes: (
     np.squeeze(self, dim) if self.shape[dim] == 1 else self[...]), view=True,
     self=lambda grad, dim, self_sym_sizes: grad.unsqueeze(dim) if self_sym_sizes[dim] == 1 else grad)
@@ -298,6 +303,7 @@ round = Op("RoundBackward0", lambda self: np.round(self), self=_zero_grad)  # no
 round_decimals = Op("RoundBackward1", lambda self, *, decimals: np.round(self, decimals), self=_zero_grad)
 trunc = Op("TruncBackward0", lambda self: np.trunc(self), self=_zero_grad)
 sign = Op("SignBackward0", lambda self: np.sign(self), self=_zero_grad)
+sgn = Op("SgnBackward0", lambda self: np.sign(self), self=_zero_grad)
 frac = Op("FracBackward0", lambda self: self - np.trunc(self), self=lambda grad: grad)
 tan = Op("TanBackward0", lambda self: np.tan(self), self=lambda grad, result: grad * (1 + result * result))
 asin = Op("AsinBackward0", lambda self: np.arcsin(self), self=lambda grad, self: grad * (1 - self * self).rsqrt())

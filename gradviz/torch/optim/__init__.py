@@ -1,5 +1,7 @@
-"""torch.optim: SGD, Adam, AdamW and learning-rate schedulers."""
+"""torch.optim: SGD, Adam, AdamW, RMSprop, Adagrad and learning-rate schedulers."""
 from . import lr_scheduler  # noqa: F401
+from .adagrad import Adagrad  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
+from .rmsprop import RMSprop  # noqa: F401
 from .sgd import SGD  # noqa: F401

@@ -1,0 +1,67 @@
+"""RMSprop (PyTorch's single-tensor update, with momentum, centering and weight decay)."""
+import numpy as np
+
+from .. import _dtypes, _functions as _F
+from .adam import _lerp_
+from .optimizer import Optimizer, bump, scalar
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
+                    "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def _state(self, p, group):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = _F.zeros((), dtype=_dtypes.float32)
+            state["square_avg"] = _F.zeros_like(p)
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = _F.zeros_like(p)
+            if group["centered"]:
+                state["grad_avg"] = _F.zeros_like(p)
+        return state
+
+    def _update_group(self, group, params):
+        lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+        for p in params:
+            state = self._state(p, group)
+            w = p._data
+            g = -p.grad._data if group["maximize"] else p.grad._data
+            state["step"]._data += 1
+            bump(state["step"])
+            if group["weight_decay"] != 0:
+                g = g + scalar(group["weight_decay"], w) * w
+            square_avg = state["square_avg"]
+            square_avg._data *= scalar(alpha, w)
+            square_avg._data += scalar(1 - alpha, w) * (g * g)
+            bump(square_avg, square_avg)
+            if group["centered"]:
+                grad_avg = state["grad_avg"]
+                _lerp_(grad_avg, g, 1 - alpha)
+                avg = np.sqrt(square_avg._data - grad_avg._data * grad_avg._data)
+            else:
+                avg = np.sqrt(square_avg._data)
+            avg = avg + scalar(eps, w)
+            if momentum > 0:
+                buf = state["momentum_buffer"]
+                buf._data *= scalar(momentum, w)
+                buf._data += g / avg
+                bump(buf, buf)
+                w += scalar(-lr, w) * buf._data
+            else:
+                w += scalar(-lr, w) * (g / avg)
+            bump(p)
