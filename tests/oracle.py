@@ -516,11 +516,11 @@ def check_backward(case):
     assert_no_diffs(diffs, f"{case.name}: backward")
 
 
-def _double(T, run, ups, ws_arrays):
+def _double(T, run, ups, ws_arrays, upstream_rg=True):
     """First-order grads with create_graph=True w.r.t. inputs, then the gradient of
-    sum_i <g_i, w_i> w.r.t. inputs and the upstream gradients."""
+    sum_i <g_i, w_i> w.r.t. inputs (and the upstream gradients when they require grad)."""
     outs = [run.leaves[k][1] for k in run.diff_outputs()]
-    vs = [T.tensor(u, requires_grad=True) for u in ups]
+    vs = [T.tensor(u, requires_grad=upstream_rg) for u in ups]
     inputs = run.rg_inputs()
     gs = T.autograd.grad(outs, inputs, grad_outputs=vs, create_graph=True, allow_unused=True)
     s = None
@@ -531,11 +531,11 @@ def _double(T, run, ups, ws_arrays):
         s = term if s is None else s + term
     hs = None
     if s is not None and s.requires_grad:
-        hs = T.autograd.grad(s, inputs + vs, allow_unused=True)
+        hs = T.autograd.grad(s, inputs + (vs if upstream_rg else []), allow_unused=True)
     return gs, s, hs
 
 
-def check_double_backward(case):
+def check_double_backward(case, upstream_rg=True):
     __tracebackhide__ = True
     ro, rt = run_pair(case)
     diffs = []
@@ -546,12 +546,13 @@ def check_double_backward(case):
     it = rt.diff_outputs()
     if it != ro.diff_outputs():
         diffs.append(f"differentiable outputs ours={ro.diff_outputs()} torch={it}")
-        assert_no_diffs(diffs, f"{case.name}: double backward")
+        assert_no_diffs(diffs, f"{case.name}: double backward"
+                           + ("" if upstream_rg else " (constant upstream gradient)"))
     outs_t = [rt.leaves[k][1] for k in it]
     ups = upstream_arrays(case, [(tuple(t.shape), _np_dtype(t)) for t in outs_t])
     ws = upstream_arrays(case, [(tuple(t.shape), _np_dtype(t)) for t in rt.rg_inputs()], tag="w")
-    rest, et, _ = run_capture(_double, rt.T, rt, ups, ws)
-    reso, eo, _ = run_capture(_double, gv, ro, ups, ws)
+    rest, et, _ = run_capture(_double, rt.T, rt, ups, ws, upstream_rg)
+    reso, eo, _ = run_capture(_double, gv, ro, ups, ws, upstream_rg)
     if compare_errors("double backward", eo, et, diffs):
         (gso, so, hso), (gst, st, hst) = reso, rest
         for k, (a, b) in enumerate(zip(gso, gst)):
@@ -577,7 +578,8 @@ def check_double_backward(case):
                 elif b is not None:
                     compare_tensor(label, a, b, diffs, rtol=case.rtol, atol=case.atol, flags=False,
                                    names=False)
-    assert_no_diffs(diffs, f"{case.name}: double backward")
+    assert_no_diffs(diffs, f"{case.name}: double backward"
+                           + ("" if upstream_rg else " (constant upstream gradient)"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -1312,6 +1314,52 @@ def build_op_cases():
     C("long_method", lambda T, x: x.long(), _x(3, kind="fr"), grad=False, **g)
     C("int_to_float", lambda T, i: i.float(), _i(3), grad=False, **g)
     C("type_as", lambda T, x, y: x.type_as(y), _x(3, dtype=F32), _x(1, rg=False), **g)
+    # -- keyword forms and aliases ---------------------------------------------------------------
+    g = dict(group="kwargs")
+    C("kw_sum_dim_keepdim", lambda T, x: T.sum(x, dim=1, keepdim=True), _x(3, 4), **g)
+    C("kw_sum_axis_alias", lambda T, x: x.sum(axis=1), _x(3, 4), **g)
+    C("kw_mean_axis_tuple", lambda T, x: T.mean(x, axis=(0, 1)), _x(2, 3, 2), **g)
+    C("kw_max_dim", lambda T, x: x.max(dim=1), _x(3, 4, kind="d"), **g)
+    C("kw_max_dim_values", lambda T, x: T.max(x, dim=0, keepdim=True).values, _x(3, 4, kind="d"), **g)
+    C("kw_min_input_dim", lambda T, x: T.min(input=x, dim=1).indices, _x(3, 4, kind="d"), grad=False, **g)
+    C("kw_var_unbiased_keepdim", lambda T, x: x.var(1, unbiased=False, keepdim=True), _x(3, 4), **g)
+    C("kw_std_dim_tuple", lambda T, x: x.std(dim=(0, 1)), _x(2, 3, 2), **g)
+    C("kw_norm_p_dim_tuple", lambda T, x: x.norm(p=2, dim=(0, 1)), _x(2, 3, 2), **g)
+    C("kw_view_from_size", lambda T, x: x.view(x.size(0), -1), _x(2, 3, 2), **g)
+    C("kw_reshape_shape", lambda T, x: T.reshape(x, shape=(4, 3)), _x(3, 4), **g)
+    C("kw_flatten_start_dim", lambda T, x: x.flatten(start_dim=1), _x(2, 3, 2), **g)
+    C("kw_transpose_dims", lambda T, x: x.transpose(dim0=1, dim1=0), _x(3, 4), **g)
+    C("kw_permute_dims", lambda T, x: T.permute(x, dims=(1, 0)), _x(3, 4), **g)
+    C("kw_unsqueeze_dim", lambda T, x: x.unsqueeze(dim=1), _x(3, 4), **g)
+    C("kw_squeeze_dim", lambda T, x: x.squeeze(dim=0), _x(1, 4), **g)
+    C("kw_cat_tensors_dim", lambda T, x, y: T.cat(tensors=[x, y], dim=0), _x(2, 3), _x(1, 3), **g)
+    C("kw_stack_tensors_dim", lambda T, x, y: T.stack(tensors=(x, y), dim=1), _x(3), _x(3), **g)
+    C("kw_chunk", lambda T, x: x.chunk(chunks=2, dim=1), _x(2, 4), **g)
+    C("kw_split_size", lambda T, x: x.split(split_size=2, dim=0), _x(4, 2), **g)
+    C("kw_masked_fill", lambda T, x, m: x.masked_fill(mask=m, value=0.5), _x(3, 4), _b(3, 4), **g)
+    C("kw_where", lambda T, c, x, y: T.where(condition=c, input=x, other=y), _b(3), _x(3), _x(3), **g)
+    C("kw_matmul", lambda T, a, b: T.matmul(input=a, other=b), _x(2, 3), _x(3, 2), **g)
+    C("kw_pow", lambda T, x: T.pow(input=x, exponent=2), _x(3), **g)
+    C("kw_mul_other", lambda T, x, y: x.mul(other=y), _x(3), _x(3), **g)
+    C("kw_add_scalar_alpha", lambda T, x: T.add(x, 1, alpha=2), _x(3), **g)
+    C("kw_sub_scalar_alpha", lambda T, x: x.sub(1, alpha=2), _x(3), **g)
+    C("kw_clamp_min_tensor_method", lambda T, x: x.clamp_min(0.2), _x(3, 4), **g)
+    C("kw_clamp_max_method", lambda T, x: x.clamp_max(0.2), _x(3, 4), **g)
+    C("kw_to_device_dtype", lambda T, x: x.to(device="cpu", dtype=T.float32), _x(3), **g)
+    C("kw_to_other_tensor", lambda T, x, y: x.to(y), _x(3), _x(2, dtype=F32, rg=False), **g)
+    C("kw_softmax_dim", lambda T, x: x.softmax(dim=-1), _x(2, 3), **g)
+    C("kw_expand_size_tuple", lambda T, x: x.expand(size=(2, 3)), _x(3), **g)
+    C("kw_repeat_tuple", lambda T, x: x.repeat((2, 2)), _x(2, 2), **g)
+    C("kw_argmax_keepdim", lambda T, x: x.argmax(dim=1, keepdim=True), _x(3, 4, kind="d"), grad=False, **g)
+    C("kw_cumsum_dim", lambda T, x: T.cumsum(input=x, dim=0), _x(3, 2), **g)
+    C("kw_prod_dim", lambda T, x: T.prod(x, dim=1, keepdim=True), _x(3, 2), **g)
+    C("kw_select_index", lambda T, x: x.select(dim=1, index=0), _x(3, 2), **g)
+    C("kw_narrow", lambda T, x: x.narrow(dim=0, start=1, length=2), _x(3, 2), **g)
+    C("accuracy_pattern", lambda T, x, t: (x.argmax(1) == t).float().mean(), _x(4, 3, kind="d"),
+      _i(4, value=[0, 2, 1, 2]), grad=False, **g)
+    C("mask_stats_pattern", lambda T, x: ((x > 0).sum(), (x > 0).any(), (x > 0).all(), (x > 0).float().mean()),
+      _x(3, 4), grad=False, **g)
+    C("detach_requires_grad_pattern", lambda T, x: x.detach().requires_grad_() * 2, _x(3), grad=False, **g)
     # -- composite expressions -------------------------------------------------------------------
     g = dict(group="composite")
     C("chain_exp_mul_sum_mean", lambda T, x, y: (x.exp() * y).sum(1).mean(), _x(3, 4), _x(3, 4), **g)

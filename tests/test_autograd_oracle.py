@@ -1876,6 +1876,149 @@ def deepcopy_rules(T, L):
     L.raises("non-leaf deepcopy", copy.deepcopy, x * 2)
 
 
+@scenario
+def tutorial_scalar_calculus(T, L):
+    x = T.tensor(2.0, requires_grad=True)
+    y = x ** 2 + 3 * x + 1
+    L("y", y)
+    L("repr y", repr(y))
+    y.backward()
+    L("x.grad", x.grad)
+    L("repr x.grad", repr(x.grad))
+    a = T.tensor(3.0, requires_grad=True)
+    b = T.tensor(4.0, requires_grad=True)
+    c = (a * b + a.exp()) / b
+    c.backward()
+    L("a.grad", a.grad)
+    L("b.grad", b.grad)
+
+
+@scenario
+def tutorial_nonleaf_parameter_gotcha(T, L):
+    w = T.randn(3, requires_grad=True) * 0.01  # a non-leaf: its .grad stays None
+    L("w", w, values=False)
+    (w * 2).sum().backward()
+    g = L.warns("w.grad", lambda: w.grad)
+    L("value", g)
+
+
+@scenario
+def tutorial_old_style_sgd(T, L):
+    w = L.randn(3, requires_grad=True)
+    x = L.randn(5, 3)
+    t = L.randn(5)
+    for _ in range(3):
+        loss = ((x @ w - t) ** 2).mean()
+        loss.backward()
+        w.data -= 0.1 * w.grad.data
+        w.grad.data.zero_()
+    L("w", w)
+    L("w._version", w._version)
+    L("w.grad", w.grad)
+    L("loss", loss)
+
+
+@scenario
+def tutorial_fill_buffer_with_graph_values(T, L):
+    h = L.randn(3, requires_grad=True)
+    out = T.zeros(4, 3, dtype=T.float64)
+    for i in range(4):
+        h = (h * 0.5).tanh()
+        out[i] = h
+    L("out", out)
+    L("out graph head", type(out.grad_fn).__name__)
+    out.sum().backward()
+    L("grad reaches nothing (h rebound)", out.is_leaf)
+    h0 = L.randn(3, requires_grad=True)
+    buf = T.zeros(2, 3, dtype=T.float64)
+    buf[0] = h0 * 2
+    buf[1] = h0.sin()
+    buf.sum().backward()
+    L("h0.grad", h0.grad)
+
+
+@scenario
+def tutorial_rnn_loop_with_detach(T, L):
+    W = L.randn(3, 3, requires_grad=True)
+    h = T.zeros(3, dtype=T.float64)
+    xs = L.randn(4, 3)
+    losses = []
+    for x in xs:
+        h = (W @ h + x).tanh()
+        loss = h.pow(2).sum()
+        loss.backward(retain_graph=True)
+        losses.append(loss.item())
+        h = h.detach()
+    L("losses", losses)
+    L("W.grad", W.grad)
+
+
+@scenario
+def shared_subgraph_freed_by_first_backward(T, L):
+    x = L.randn(3, requires_grad=True)
+    z = x.exp()
+    a = z.sum()
+    b = (z * 2).sum()
+    a.backward()
+    L("x.grad", x.grad)
+    L.raises("b.backward through the freed ExpBackward0", b.backward)
+    x2 = L.randn(3, requires_grad=True)
+    z2 = x2 * 3  # saves nothing tensor-valued
+    (z2.sum()).backward()
+    (z2 * 2).sum().backward()
+    L("no saved tensors: fine", x2.grad)
+
+
+@scenario
+def leaf_modified_in_no_grad_before_backward(T, L):
+    w = L.randn(3, requires_grad=True)
+    x = L.randn(3)
+    y = (w * x).sum()
+    z = (w * w).sum()
+    with T.no_grad():
+        w.mul_(0.5)
+    L("version", w._version)
+    L.raises("backward needing w (saved by mul)", z.backward)
+    y.backward()
+    L("w.grad from y (x was saved, not w)", w.grad)
+
+
+@scenario
+def leaf_view_saved_then_modified(T, L):
+    w = L.randn(4, 2, requires_grad=True)
+    x = L.randn(3, 2)
+    y = x @ w.t()
+    with T.no_grad():
+        w.mul_(0.5)
+    L.raises("backward", y.sum().backward)
+
+
+@scenario
+def checks_and_gradcheck(T, L):
+    a = f64(T, [1.0, 2.0, 3.0])
+    b = a + 1e-9
+    L("allclose", T.allclose(a, b))
+    L("allclose far", T.allclose(a, a + 1))
+    L("equal", (T.equal(a, a.clone()), T.equal(a, b)))
+    L("isclose", T.isclose(a, f64(T, [1.0, 2.1, 3.0])))
+    L("isclose nan", T.isclose(f64(T, [float("nan")]), f64(T, [float("nan")]), equal_nan=True))
+    x = L.randn(3, requires_grad=True)
+    w = L.randn(3, requires_grad=True)
+    L("gradcheck", T.autograd.gradcheck(lambda p, q: (p * q).sin().sum(), (x, w)))
+    L("gradgradcheck", T.autograd.gradgradcheck(lambda p, q: (p * q).sin(), (x, w)))
+
+    class Wrong(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, p):
+            return p * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    L("gradcheck of a wrong backward, no raise", T.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False))
+
+
 # =====================================================================================
 
 

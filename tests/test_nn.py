@@ -71,6 +71,11 @@ F_CASES = [
                                                          count_include_pad=False), [n(1, 2, 7, 8)], None),
     ("avg_pool2d_include_pad", lambda L, x: L.F.avg_pool2d(x, 3, stride=2, padding=1), [n(1, 2, 6, 7)], None),
     ("avg_pool2d_divisor", lambda L, x: L.F.avg_pool2d(x, 2, divisor_override=3), [n(1, 2, 4, 4)], None),
+    ("adaptive_avg_pool2d", lambda L, x: L.F.adaptive_avg_pool2d(x, (2, 3)), [n(2, 2, 5, 7)], None),
+    ("adaptive_avg_pool2d_global", lambda L, x: L.F.adaptive_avg_pool2d(x, 1), [n(2, 2, 5, 7)], None),
+    ("adaptive_avg_pool2d_none", lambda L, x: L.F.adaptive_avg_pool2d(x, (None, 3)), [n(2, 4, 5)], None),
+    ("pad", lambda L, x: L.F.pad(x, (1, 2)), [n(2, 3)], None),
+    ("pad_crop_value", lambda L, x: L.F.pad(x, (1, -2, 0, 1), value=3.0), [n(2, 3, 4)], None),
     ("embedding", lambda L, w, i: L.F.embedding(i, w), [n(7, 3), idx(7, 2, 4)], None),
     ("embedding_padding_freq", lambda L, w, i: L.F.embedding(i, w, padding_idx=2, scale_grad_by_freq=True),
      [n(5, 3), np.array([[2, 1, 1], [4, 2, 1]])], None),
@@ -175,7 +180,9 @@ def test_max_pool2d_indices_and_double_backward_names(torch):
     lambda L, x, w: L.F.softmax(x * w.sum(), 1),
     lambda L, x, w: L.F.gelu(x * w.sum()),
     lambda L, x, w: L.F.mse_loss(x * w.sum(), x.detach()),
-], ids=["conv", "avg_pool", "log_softmax", "softmax", "gelu", "mse"])
+    lambda L, x, w: L.F.adaptive_avg_pool2d(x, (3, 2)),
+    lambda L, x, w: L.F.pad(x, (1, 1)),
+], ids=["conv", "avg_pool", "log_softmax", "softmax", "gelu", "mse", "adaptive_avg_pool", "pad"])
 def test_double_backward_node_names(torch, make):
     """The first-order gradient's own grad_fn carries PyTorch's *BackwardBackward0 name."""
     x, w = n(1, 2, 4, 4), n(3, 2, 3, 3)
@@ -216,7 +223,7 @@ def _module_zoo(L):
         nn.Linear(3, 4), nn.Linear(3, 4, bias=False), nn.Identity(), nn.Conv1d(2, 3, 3, stride=2, dilation=2),
         nn.Conv2d(2, 4, (3, 2), stride=(2, 1), padding=(1, 0), groups=2), nn.Conv2d(1, 2, 3, padding=1, bias=False),
         nn.Conv2d(1, 1, 3, padding="same"), nn.MaxPool2d(2), nn.MaxPool2d(3, 1, 1, ceil_mode=True), nn.MaxPool1d(2),
-        nn.AvgPool2d(2), nn.AvgPool2d(3, stride=2, padding=1), nn.ReLU(), nn.ReLU(inplace=True), nn.Tanh(),
+        nn.AvgPool2d(2), nn.AvgPool2d(3, stride=2, padding=1), nn.AdaptiveAvgPool2d((2, 3)), nn.AdaptiveAvgPool2d(1), nn.ReLU(), nn.ReLU(inplace=True), nn.Tanh(),
         nn.Sigmoid(), nn.GELU(), nn.GELU("tanh"), nn.Softmax(dim=1), nn.Softmax(), nn.LogSoftmax(1),
         nn.LeakyReLU(0.2), nn.ELU(), nn.SiLU(), nn.Softplus(), nn.Hardtanh(), nn.ReLU6(), nn.Dropout(),
         nn.Dropout(0.1, inplace=True), nn.Flatten(), nn.Flatten(0, 2), nn.Embedding(10, 3),
@@ -610,6 +617,8 @@ ERROR_CASES = [
     lambda L: L.nn.RNNCell(3, 4)(L.torch.ones(2, 5)),
     lambda L: L.nn.LSTMCell(3, 4)(L.torch.ones(2, 3), (L.torch.ones(2, 4, 1), L.torch.ones(2, 4))),
     lambda L: L.F.mse_loss(L.torch.ones(2), L.torch.ones(2), reduction="avg"),
+    lambda L: L.F.pad(L.torch.ones(2), (1, 2, 3)),
+    lambda L: L.F.pad(L.torch.ones(2), (1, 2, 3, 4)),
 ]
 
 
@@ -635,3 +644,41 @@ def test_warnings_match_torch(torch):
         if L is G:
             got = msgs
     assert got == msgs
+
+
+SAVED_CASES = [
+    lambda L, x: L.F.conv2d(x, L.torch.ones(2, 3, 2, 2, requires_grad=True), stride=2),
+    lambda L, x: L.F.max_pool2d(x, 2),
+    lambda L, x: L.nn.MaxPool2d(2, 1, 1)(x),
+    lambda L, x: L.F.avg_pool2d(x, 2, count_include_pad=False),
+    lambda L, x: L.F.softmax(x, 1),
+    lambda L, x: L.F.log_softmax(x, -1),
+    lambda L, x: L.F.gelu(x, approximate="tanh"),
+    lambda L, x: L.F.mse_loss(x, x.detach() * 2, reduction="sum"),
+    lambda L, x: L.F.layer_norm(x, (4,)),
+    lambda L, x: L.F.batch_norm(x, None, None, training=True),
+    lambda L, x: L.F.binary_cross_entropy_with_logits(x, x.detach().sigmoid()),
+    lambda L, x: L.F.nll_loss(x.flatten(1), L.torch.tensor([0, 1])),
+    lambda L, x: L.F.embedding(L.torch.tensor([1, 0, 1]), x.flatten(1)),
+    lambda L, x: L.F.pad(x, (1, 2)),
+]
+
+
+@pytest.mark.parametrize("case", SAVED_CASES, ids=[f"saved{i}" for i in range(len(SAVED_CASES))])
+def test_saved_attributes_match_torch(torch, case):
+    """What a node saved is visible as ``_saved_<name>``, with PyTorch's names and option values."""
+    x = n(2, 3, 4, 4)
+    nodes = [case(L, L.torch.tensor(x, requires_grad=True)).grad_fn for L in (G, lib(torch))]
+    names = [a for a in dir(nodes[1]) if a.startswith("_saved_") and a not in ("_saved_total_weight",
+                                                                                "_saved_ignore_index")]
+    for name in names:
+        want = getattr(nodes[1], name)
+        if want is None:
+            continue  # an absent optional input: the core exposes it as None only once SavedScalar(None) does
+        got = getattr(nodes[0], name)
+        if isinstance(want, torch.Tensor):
+            np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+        elif isinstance(want, int) and want >= 2 ** 63:
+            assert got % 2 ** 64 == want, name  # PyTorch shows a saved negative dim as unsigned
+        else:
+            assert got == want, name

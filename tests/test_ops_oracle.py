@@ -41,3 +41,11 @@ def test_backward(case):
 @pytest.mark.parametrize("case", DOUBLE, ids=[c.name for c in DOUBLE])
 def test_double_backward(case):
     oracle.check_double_backward(case)
+
+
+@pytest.mark.parametrize("case", DOUBLE, ids=[c.name for c in DOUBLE])
+def test_double_backward_const_upstream(case):
+    """As above with an upstream gradient that does not require grad (the usual
+    Hessian / gradient-penalty pattern): the first-order grads must require grad
+    exactly when torch's do."""
+    oracle.check_double_backward(case, upstream_rg=False)

@@ -60,6 +60,11 @@ OPTIMIZERS = [
     ("adam_maximize", lambda L, p: L.torch.optim.Adam(p, lr=0.01, eps=1e-3, maximize=True)),
     ("adamw", lambda L, p: L.torch.optim.AdamW(p, lr=0.05)),
     ("adamw_amsgrad", lambda L, p: L.torch.optim.AdamW(p, lr=0.02, weight_decay=0.5, amsgrad=True)),
+    ("rmsprop", lambda L, p: L.torch.optim.RMSprop(p, lr=0.01)),
+    ("rmsprop_centered_momentum", lambda L, p: L.torch.optim.RMSprop(p, lr=0.01, alpha=0.9, momentum=0.5,
+                                                                     centered=True, weight_decay=0.1)),
+    ("adagrad", lambda L, p: L.torch.optim.Adagrad(p, lr=0.1, lr_decay=0.01, weight_decay=0.1,
+                                                   initial_accumulator_value=0.1)),
     ("groups", lambda L, p: L.torch.optim.SGD([{"params": [p[0]]}, {"params": [p[1]], "lr": 0.3}], lr=0.1,
                                               momentum=0.5)),
 ]

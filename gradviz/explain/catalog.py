@@ -350,6 +350,7 @@ x.requires_grad_()""",
    """Was requires_grad_() / .requires_grad = True applied to an existing integer tensor (rather than passed to a
    factory like torch.tensor)?""",
    ("only Tensors of floating point dtype can require gradients",
+    "only Tensors of floating point and complex dtype can require gradients",
     "Only Tensors of floating point dtype can require gradients"))
 
 _e("tensor_int_list_requires_grad", "Integer tensor created with requires_grad=True", "exception", "RuntimeError",

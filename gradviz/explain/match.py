@@ -197,8 +197,12 @@ RULES = [
          ["custom_fn_mark_dirty_leaf", "inplace_leaf"]),
     Rule(r"leaf variable has been moved into the graph interior", ["inplace_leaf"]),
     Rule(r"you can only change requires_grad flags of leaf variables", ["requires_grad_nonleaf"]),
-    Rule(r"only tensors of floating point and complex dtype can require gradients",
+    # 2.13: factories (torch.tensor(..., requires_grad=True), nn.Parameter) say "Only ...", the
+    # .requires_grad setter says "only ... and complex", requires_grad_() says "only ... dtype"
+    Rule(r"(?-i:O)nly tensors of floating point and complex dtype can require gradients",
          ["tensor_int_list_requires_grad", "requires_grad_int_tensor"]),
+    Rule(r"only tensors of floating point and complex dtype can require gradients",
+         ["requires_grad_int_tensor", "tensor_int_list_requires_grad"]),
     Rule(r"only tensors of floating point dtype can require gradients",
          ["requires_grad_int_tensor", "tensor_int_list_requires_grad"]),
     Rule(r"can't call numpy\(\) on (?:tensor|variable) that requires grad", ["numpy_requires_grad"]),
@@ -273,7 +277,7 @@ RULES = [
 
 # --------------------------------------------------------------------------- tracebacks
 
-_ERR_LINE = re.compile(r"^\s*(?:[\w.]+\.)?(?P<type>[A-Z]\w*(?:Error|Exception|Warning))\s*:\s?(?P<msg>.*)$")
+_ERR_LINE = re.compile(r"^[\s`>*#|]*(?:[\w.]+\.)?(?P<type>[A-Z]\w*(?:Error|Exception|Warning))\s*:\s?(?P<msg>.*)$")
 _WARN_LINE = re.compile(r"^.*?:\d+: (?P<type>\w*Warning): (?P<msg>.*)$")
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _IPY_ARROW = re.compile(r"^-*>\s*(?P<line>\d+)\s(?P<code>.*)$")
@@ -327,10 +331,11 @@ def extract(text: str) -> list:
             parts = [m.group("msg")]
             for nxt in lines[i + 1:]:
                 if not nxt.strip() or nxt[:1].isspace() or _SECTION.match(nxt) or _ERR_LINE.match(nxt) \
-                        or _WARN_LINE.match(nxt):
+                        or _WARN_LINE.match(nxt) or nxt.lstrip().startswith("```"):
                     break
                 parts.append(nxt)
-            found.append(ErrorText(m.group("type"), clean("\n".join(parts)), "\n".join(parts), failing,
+            found.append(ErrorText(m.group("type"), clean("\n".join(parts)).rstrip("`").strip(), "\n".join(parts),
+                                   failing,
                                    tuple(source_lines)))
     if not found:
         return [ErrorText(None, clean(text), text, None, ())]
@@ -387,6 +392,11 @@ def _reference_texts():
     return refs
 
 
+#: References shorter than this (once normalised) are too generic to accept by similarity alone
+#: ("'<name>' object has no attribute '<name>'" would match every AttributeError).
+FUZZY_MIN_LENGTH = 50
+
+
 _REFS = None
 
 
@@ -411,6 +421,10 @@ def similarity(message: str) -> list:
 
 #: A message no rule knows but this similar to a known wording is taken as that wording.
 FUZZY_THRESHOLD = 0.86
+
+
+def _long_enough(entry_id):
+    return any(len(normalise(m)) >= FUZZY_MIN_LENGTH for m in catalog.get(entry_id).messages)
 
 
 def match_rules(message: str):
@@ -442,7 +456,7 @@ def explain_message(text: str) -> Explanation:
     # nothing matched a rule: similarity ranking against every known wording
     main = candidates[0]
     ranked = similarity(main.message) if main.message else []
-    if ranked and ranked[0][0] >= FUZZY_THRESHOLD:
+    if ranked and ranked[0][0] >= FUZZY_THRESHOLD and _long_enough(ranked[0][1]):
         score, best = ranked[0]
         ctx = {"message": main.message, "match": "approximate", "score": round(score, 3)}
         others = [i for s, i in ranked[1:3] if s >= FUZZY_THRESHOLD - 0.1]

@@ -16,14 +16,17 @@ class Source:
             self.tree = None
         self._parents = None
 
-    def line(self, n):
+    def line(self, n, comments=False):
+        """Line ``n`` stripped (and without its trailing comment unless ``comments``)."""
         if n and 1 <= n <= len(self.lines):
-            return self.lines[n - 1].strip()
+            text = self.lines[n - 1]
+            return text.strip() if comments else strip_comment(text).strip()
         return ""
 
     def raw_line(self, n):
+        """Line ``n`` with its indentation, without its trailing comment."""
         if n and 1 <= n <= len(self.lines):
-            return self.lines[n - 1]
+            return strip_comment(self.lines[n - 1]).rstrip()
         return ""
 
     # -- statements -------------------------------------------------------------------
@@ -104,6 +107,21 @@ class Source:
         end = end or len(self.lines)
         return [i for i in range(max(1, start), min(end, len(self.lines)) + 1) if rx.search(self.lines[i - 1])
                 and not self.lines[i - 1].lstrip().startswith("#")]
+
+
+def strip_comment(line):
+    """``line`` without a trailing ``# comment`` (quotes respected)."""
+    if "#" not in line:
+        return line
+    import io
+    import tokenize
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(line.rstrip("\n") + "\n").readline):
+            if tok.type == tokenize.COMMENT:
+                return line[:tok.start[1]].rstrip()
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return line
 
 
 def target_names(t):

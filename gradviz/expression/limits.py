@@ -24,7 +24,7 @@ from .. import torch as _torch
 from .errors import ExpressionError
 
 __all__ = ["Budget", "MAX_SOURCE_CHARS", "MAX_NODES", "MAX_DEPTH", "MAX_INT_BITS", "DEFAULT_MAX_ELEMENTS",
-           "DEFAULT_MAX_TOTAL_ELEMENTS", "MAX_PIECES", "MAX_WORK", "MAX_STRING", "MAX_INT_LITERAL"]
+           "DEFAULT_MAX_TOTAL_ELEMENTS", "MAX_PIECES", "MAX_WORK", "MAX_TOTAL_WORK", "MAX_STRING", "MAX_INT_LITERAL"]
 
 MAX_SOURCE_CHARS = 10_000          # characters of input
 MAX_NODES = 2_000                  # AST nodes
@@ -35,7 +35,8 @@ MAX_STRING = 64                    # characters of a string literal
 DEFAULT_MAX_ELEMENTS = 10_000_000  # elements of any one tensor (80 MB in float64)
 DEFAULT_MAX_TOTAL_ELEMENTS = 50_000_000  # elements allocated by the whole evaluation
 MAX_PIECES = 10_000                # tensors one call may return (split, unbind, ...)
-MAX_WORK = 4_000_000_000           # multiply-adds of one matmul / convolution
+MAX_WORK = 2_000_000_000           # multiply-adds of one matmul / convolution
+MAX_TOTAL_WORK = 8_000_000_000     # multiply-adds of the whole evaluation
 
 Tensor = _torch.Tensor
 
@@ -459,12 +460,14 @@ class Budget:
     """Counts what an evaluation allocates and refuses what would exceed the limits."""
 
     def __init__(self, max_elements=DEFAULT_MAX_ELEMENTS, max_total_elements=DEFAULT_MAX_TOTAL_ELEMENTS,
-                 max_pieces=MAX_PIECES, max_work=MAX_WORK):
+                 max_pieces=MAX_PIECES, max_work=MAX_WORK, max_total_work=MAX_TOTAL_WORK):
         self.max_elements = int(max_elements)
         self.max_total_elements = int(max_total_elements)
         self.max_pieces = int(max_pieces)
         self.max_work = int(max_work)
+        self.max_total_work = int(max_total_work)
         self.total = 0
+        self.total_work = 0
 
     def charge(self, elements, what, pieces=1, work=0):
         """Record an allocation of ``elements``; raise ExpressionError (kind "limit",
@@ -481,7 +484,11 @@ class Budget:
         if work > self.max_work:
             raise ExpressionError(f"{what} would take {_big(work)} multiply-adds; the limit is "
                                   f"{_big(self.max_work)}", kind="limit")
+        if self.total_work + work > self.max_total_work:
+            raise ExpressionError(f"{what} would bring the expression to {_big(self.total_work + work)} "
+                                  f"multiply-adds; the limit is {_big(self.max_total_work)} in total", kind="limit")
         self.total += elements
+        self.total_work += work
 
     def check_call(self, func, args, kwargs, what):
         """Bound the call ``func.fn(*args, **kwargs)`` before it runs."""

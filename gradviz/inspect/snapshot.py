@@ -44,7 +44,7 @@ def _snapshot(roots, names, recorder):
     forward = _Forward(recorder, names, order, index, root_specs) if recorder is not None else None
     out_names = _output_names(root_specs, names, index, forward)
 
-    nodes = tuple(_node(k, n, index, names, forward, out_names.get(k, {})) for k, n in enumerate(order))
+    nodes = tuple([_node(index[id(n)], n, index, names, forward, out_names.get(index[id(n)])) for n in order])
     root_infos = tuple(_root(spec, names, index, forward) for spec in root_specs)
     notes = []
     if recorder is not None and forward is not None and not forward.ops and nodes:
@@ -114,14 +114,14 @@ def _normalize_names(names):
 
 
 def _walk(roots):
-    """Depth-first preorder over next_functions with an explicit stack: [nodes], {id: k}."""
+    """Depth-first preorder over next_functions with an explicit stack: [nodes], {id(node): 'n<k>'}."""
     order, index = [], {}
     stack = list(reversed(roots))
     while stack:
         node = stack.pop()
         if id(node) in index:
             continue
-        index[id(node)] = len(order)
+        index[id(node)] = f"n{len(order)}"  # the node's id string, made once
         order.append(node)  # keeps the node alive while its id() is a key here
         nexts = node.next_functions
         for i in range(len(nexts) - 1, -1, -1):
@@ -131,25 +131,38 @@ def _walk(roots):
     return order, index
 
 
-def _node(k, node, index, names, forward, out_names):
+def _node(node_id, node, index, names, forward, out_names):
     cls = type(node).__name__
     edges = []
     for i, (nxt, nr) in enumerate(node.next_functions):
-        edges.append(Edge(i, None if nxt is None else f"n{index[id(nxt)]}", nr))
+        edges.append(Edge(i, None if nxt is None else index[id(nxt)], nr))
     op = forward.op_of(node) if forward is not None else None
     origins = {slot: (is_out, i) for slot, is_out, i in op.saved} if op is not None and op.saved else {}
     saved = tuple([_saved(slot, value, names, forward, op, origins.get(slot)) for slot, value in node.saved_items()])
     leaf = _leaf(node.variable, names, forward) if cls == "AccumulateGrad" else None
     inner = node.fn.name() if cls == "CopySlices" and getattr(node, "fn", None) is not None else None
-    outputs = tuple([(tuple(shape), dtype_name(dtype)) for shape, dtype in getattr(node, "_output_meta", ()) or ()])
+    outputs = _OUTPUTS[getattr(node, "_output_meta", ()) or ()]
     return BackwardNode(
-        id=f"n{k}", name=node.name(), type=cls, site=_site(getattr(node, "_site", None)),
+        id=node_id, name=node.name(), type=cls, site=_site(getattr(node, "_site", None)),
         sequence_nr=int(getattr(node, "_sequence_nr", -1)), edges=tuple(edges), saved=saved, outputs=outputs,
         freed_by=_call_info(getattr(node, "_freed_by", None)), leaf=leaf, inner=inner,
         output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else ())
 
 
 _DTYPE_NAMES = {}
+
+
+class _Outputs(dict):
+    """Plain (shape, dtype) tuples of a node's _output_meta, shared between equal metas."""
+
+    def __missing__(self, meta):
+        plain = tuple((tuple(shape), dtype_name(dtype)) for shape, dtype in meta)
+        if len(self) < 10_000:
+            self[meta] = plain
+        return plain
+
+
+_OUTPUTS = _Outputs()
 
 
 def dtype_name(dtype):
@@ -203,7 +216,7 @@ def _leaf(t, names, forward):
 
 
 def _output_names(root_specs, names, index, forward):
-    """{node index: {output_nr: name}} from the named roots and the recorded outputs."""
+    """{node id: {output_nr: name}} from the named roots and the recorded outputs."""
     out = {}
     for t, node, nr in root_specs:
         if t is not None and node is not None and id(t) in names and t._grad_fn is node:
@@ -216,7 +229,7 @@ def _output_names(root_specs, names, index, forward):
 
 def _root(spec, names, index, forward):
     t, node, nr = spec
-    node_id = f"n{index[id(node)]}" if node is not None else None
+    node_id = index[id(node)] if node is not None else None
     if t is not None:
         value_id = forward.value_id_of_tensor(t) if forward is not None else None
         name = names.get(id(t))
@@ -259,7 +272,7 @@ class _Forward:
         kept.reverse()
         self.ids = {}  # value serial -> 'v<k>'
         values, fops = [], []
-        exprs = {}
+        exprs, intern = {}, {}
         for op in kept:
             node = op.node_ref()
             for s in op.inputs + op.outputs:
@@ -270,8 +283,12 @@ class _Forward:
             multi = len(op.outputs) > 1
             for nr, s in enumerate(op.outputs):
                 named = self._name_of(s, names)
-                exprs[s] = expr.atom(named) if named else expr.build(op.name, operands, params, nr if multi else None)
-            node_id = f"n{index[id(node)]}" if node is not None and id(node) in index else None
+                if named:
+                    exprs[s] = expr.atom(named)
+                else:
+                    e = expr.build(op.name, operands, params, nr if multi else None)
+                    exprs[s] = intern.setdefault(e, e)  # a chain repeats 'tanh(…)' 100,000 times
+            node_id = index.get(id(node)) if node is not None else None
             if node is not None:
                 self.op_by_node[id(node)] = op
             fops.append(ForwardOp(f"f{len(fops)}", op.name, op.node_name, tuple(self.ids[s] for s in op.inputs),
@@ -326,7 +343,7 @@ class _Forward:
         op = self.recorder._ops.get(rec.producer) if rec.producer is not None else None
         node = op.node_ref() if op is not None else None
         if node is not None and id(node) in self.index:
-            node_id = f"n{self.index[id(node)]}"
+            node_id = self.index[id(node)]
         return Value(vid, text, named, "tensor", shape=rec.shape, dtype=rec.dtype, requires_grad=rec.requires_grad,
                      is_leaf=rec.is_leaf, version=rec.version, grad=grad, node=node_id, alive=t is not None)
 
@@ -355,7 +372,7 @@ class _Forward:
         return self.ids.get(op.outputs[nr])
 
     def named_outputs(self):
-        """(node index, output_nr, name) for named values made by ops in the snapshot."""
+        """(node id, output_nr, name) for named values made by ops in the snapshot."""
         for op in self.op_by_node.values():
             node = op.node_ref()
             if node is None or id(node) not in self.index:
@@ -388,6 +405,8 @@ def grad_info(t):
 def _site(site):
     if not site:
         return None
+    if type(site) is tuple and type(site[0]) is str and type(site[1]) is int:
+        return site  # already plain (the engine's own tuple, shared by its nodes)
     return (str(site[0]), int(site[1]))
 
 

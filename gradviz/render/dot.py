@@ -107,7 +107,8 @@ class Graph:
         self.view = view
         self.max_nodes = max_nodes
         builder = _Builder(snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title)
-        self.source = builder.build()
+        with collapse.gc_paused():
+            self.source = builder.build()
         self.notes = tuple(builder.notes)
 
     def save(self, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> RenderResult:

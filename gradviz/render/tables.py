@@ -15,9 +15,9 @@ from rich.table import Table
 from rich.text import Text
 
 #: Width used when the output is not a terminal and $COLUMNS is not set.
-PIPE_WIDTH = 120
+PIPE_WIDTH = 160
 #: A values summary longer than this is replaced by statistics.
-MAX_VALUES_CHARS = 32
+MAX_VALUES_CHARS = 28
 
 
 def make_console(file, *, width=None) -> Console:

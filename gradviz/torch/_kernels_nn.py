@@ -56,20 +56,28 @@ def _col2im(cols, in_hw, kernel, stride, padding, dilation):
 # ---------------------------------------------------------------------------------------
 # convolution
 def _im2col(x, kernel, stride, padding, dilation, groups):
-    """(N, G, Cg*kh*kw, Ho*Wo) columns and the output size."""
+    """(G, Cg*kh*kw, N*Ho*Wo) columns and the output size: one large GEMM per group."""
     n, c, h, w = x.shape
     ho = pooled_size(h, kernel[0], stride[0], padding[0], dilation[0])
     wo = pooled_size(w, kernel[1], stride[1], padding[1], dilation[1])
     win = _windows(_pad(x, padding), kernel, stride, dilation, (ho, wo))
-    cols = win.transpose(0, 1, 4, 5, 2, 3).reshape(n, groups, (c // groups) * kernel[0] * kernel[1], ho * wo)
+    cols = win.transpose(1, 4, 5, 0, 2, 3).reshape(groups, (c // groups) * kernel[0] * kernel[1], n * ho * wo)
     return cols, (ho, wo)
+
+
+def _grouped(grad, groups):
+    """(N, O, Ho, Wo) -> (G, O/G, N*Ho*Wo), the layout the column GEMMs use."""
+    n, o, ho, wo = grad.shape
+    return grad.transpose(1, 0, 2, 3).reshape(groups, o // groups, n * ho * wo)
 
 
 def conv2d(x, weight, bias, stride, padding, dilation, groups):
     o, cg, kh, kw = weight.shape
+    n = x.shape[0]
     cols, (ho, wo) = _im2col(x, (kh, kw), stride, padding, dilation, groups)
     w = weight.reshape(groups, o // groups, cg * kh * kw)
-    out = np.matmul(w, cols).reshape(x.shape[0], o, ho, wo)
+    out = _per_group(lambda k: w[k] @ cols[k], groups)
+    out = np.ascontiguousarray(out.reshape(o, n, ho, wo).transpose(1, 0, 2, 3))
     if bias is not None:
         out += bias.reshape(1, o, 1, 1)
     return out
@@ -79,20 +87,27 @@ def conv2d_input_grad(grad, weight, input_hw, stride, padding, dilation, groups)
     """Gradient of conv2d with respect to its input (a transposed convolution)."""
     n, o, ho, wo = grad.shape
     _, cg, kh, kw = weight.shape
-    w = weight.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
-    cols = np.matmul(w, grad.reshape(n, groups, o // groups, ho * wo))
-    cols = cols.reshape(n, groups * cg, kh, kw, ho, wo)
+    w = weight.reshape(groups, o // groups, cg * kh * kw)
+    g = _grouped(grad, groups)
+    cols = _per_group(lambda k: w[k].T @ g[k], groups)  # (G, Cg*kh*kw, N*Ho*Wo)
+    cols = cols.reshape(groups * cg, kh, kw, n, ho, wo).transpose(3, 0, 1, 2, 4, 5)
     return _col2im(cols, input_hw, (kh, kw), stride, padding, dilation)
 
 
 def conv2d_weight_grad(x, grad, weight_shape, stride, padding, dilation, groups):
     """Gradient of conv2d with respect to its weight."""
     o, cg, kh, kw = weight_shape
-    cols, (ho, wo) = _im2col(x, (kh, kw), stride, padding, dilation, groups)
-    n = x.shape[0]
-    g = grad.reshape(n, groups, o // groups, ho * wo).transpose(1, 2, 0, 3).reshape(groups, o // groups, n * ho * wo)
-    c = cols.transpose(1, 0, 3, 2).reshape(groups, n * ho * wo, cg * kh * kw)
-    return np.matmul(g, c).reshape(weight_shape)
+    cols, _ = _im2col(x, (kh, kw), stride, padding, dilation, groups)
+    g = _grouped(grad, groups)
+    return _per_group(lambda k: g[k] @ cols[k].T, groups).reshape(weight_shape)
+
+
+def _per_group(product, groups):
+    """Stack one 2-D matmul per group: 2-D operands (even transposed views) go straight to BLAS,
+    where numpy's batched matmul falls back to a slow loop for strided batches."""
+    if groups == 1:
+        return product(0)[None]
+    return np.stack([product(k) for k in range(groups)])
 
 
 # ---------------------------------------------------------------------------------------
@@ -404,3 +419,38 @@ def batched(fn, x, *args):
                                                          else a) for a in args]
     out = fn(x[None], *args)
     return tuple(o[0] for o in out) if isinstance(out, tuple) else out[0]
+
+
+# ---------------------------------------------------------------------------------------
+# adaptive average pooling and constant padding
+def adaptive_matrix(in_size, out_size, dtype):
+    """(out, in) averaging weights of PyTorch's adaptive windows [floor(i*in/out), ceil((i+1)*in/out))."""
+    m = np.zeros((out_size, in_size), dtype=np.float64)
+    for i in range(out_size):
+        start, end = (i * in_size) // out_size, -(-((i + 1) * in_size) // out_size)
+        m[i, start:end] = 1.0 / (end - start)
+    return m.astype(dtype)
+
+
+def adaptive_avg_pool2d(x, output_size):
+    ah = adaptive_matrix(x.shape[-2], output_size[0], x.dtype)
+    aw = adaptive_matrix(x.shape[-1], output_size[1], x.dtype)
+    return np.einsum("ih,...hw,jw->...ij", ah, x, aw, optimize=True)
+
+
+def adaptive_avg_pool2d_backward(grad, input_sizes):
+    ah = adaptive_matrix(input_sizes[-2], grad.shape[-2], grad.dtype)
+    aw = adaptive_matrix(input_sizes[-1], grad.shape[-1], grad.dtype)
+    return np.einsum("ih,...ij,jw->...hw", ah, grad, aw, optimize=True)
+
+
+def constant_pad(x, pad, value):
+    """F.pad's constant mode: pairs from the last dim backwards; negative amounts crop."""
+    widths = [(0, 0)] * x.ndim
+    crops = [slice(None)] * x.ndim
+    for k in range(len(pad) // 2):
+        d = x.ndim - 1 - k
+        lo, hi = pad[2 * k], pad[2 * k + 1]
+        widths[d] = (max(lo, 0), max(hi, 0))
+        crops[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))
+    return np.pad(x[tuple(crops)], widths, constant_values=value)

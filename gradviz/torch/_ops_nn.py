@@ -59,7 +59,7 @@ def conv(input, weight, bias, stride, padding, dilation, groups):
     n = len(stride)
     return _apply(convolution, (input, weight, bias), stride=stride, padding=padding, dilation=dilation,
                   transposed=False, output_padding=(0,) * n, groups=groups,
-                  bias_sym_sizes_opt=None if bias is None else tuple(bias.shape))
+                  bias_sym_sizes_opt=(0,) if bias is None else tuple(bias.shape))
 
 
 convolution = Op(
@@ -123,6 +123,20 @@ avg_pool2d_backward = Op(
     grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: _apply(
         avg_pool2d, (grad,), kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
         count_include_pad=count_include_pad, divisor_override=divisor_override))
+
+adaptive_avg_pool2d = Op(
+    "AdaptiveAvgPool2DBackward0", lambda self, *, output_size: KN.adaptive_avg_pool2d(self, output_size),
+    self=lambda grad, self: _apply(adaptive_avg_pool2d_backward, (grad,), input_sizes=tuple(self.shape)))
+
+adaptive_avg_pool2d_backward = Op(
+    "AdaptiveAvgPool2DBackwardBackward0",
+    lambda grad_output, *, input_sizes: KN.adaptive_avg_pool2d_backward(grad_output, input_sizes),
+    grad_output=lambda grad, input_sizes: _apply(adaptive_avg_pool2d, (grad,), output_size=tuple(grad.shape[-2:])))
+
+# Padding's gradient is the opposite padding (a crop), the same op again, as in PyTorch.
+constant_pad_nd = Op(
+    "ConstantPadNdBackward0", lambda self, *, pad, value: KN.constant_pad(self, pad, value),
+    self=lambda grad, pad: _apply(constant_pad_nd, (grad,), pad=tuple(-p for p in pad), value=0.0))
 
 # ---------------------------------------------------------------------------------------
 # embedding

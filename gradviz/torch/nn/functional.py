@@ -155,6 +155,28 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                   count_include_pad=count_include_pad, divisor_override=divisor_override)
 
 
+def adaptive_avg_pool2d(input, output_size):
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {_size_list(input.shape)}")
+    size = _tuple(output_size, 2) if not isinstance(output_size, (list, tuple)) else tuple(
+        input.shape[-2 + i] if s is None else int(s) for i, s in enumerate(output_size))
+    if size == (1, 1):
+        return input.mean((-1, -2), keepdim=True)  # ATen's shortcut for global pooling
+    return _apply(ops.adaptive_avg_pool2d, (input,), output_size=size)
+
+
+def pad(input, pad, mode="constant", value=None):
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
+    if mode != "constant":
+        raise NotImplementedError(f"gradviz: F.pad mode '{mode}' is not supported yet")
+    return _apply(ops.constant_pad_nd, (input,), pad=tuple(int(p) for p in pad),
+                  value=0.0 if value is None else value)
+
+
 # =======================================================================================
 # activations
 def relu(input, inplace=False):
@@ -206,7 +228,8 @@ def _softmax_like(op, name, input, dim, dtype, stacklevel):
         dim = _softmax_dim(name, input.dim(), stacklevel + 1)
     if dtype is not None:
         input = input.to(dtype)
-    return _apply(op, (input,), dim=_F.wrap_dim(dim, input.dim()))
+    _F.wrap_dim(dim, input.dim())  # range check only: the node saves dim as given, as PyTorch's does
+    return _apply(op, (input,), dim=dim)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):

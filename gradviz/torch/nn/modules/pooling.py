@@ -1,4 +1,4 @@
-"""MaxPool1d/2d and AvgPool2d."""
+"""MaxPool1d/2d, AvgPool2d and AdaptiveAvgPool2d."""
 from .. import functional as F
 from .module import Module, torch_module_name
 
@@ -47,6 +47,18 @@ class AvgPool2d(Module):
     def forward(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool2d(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
 
 
 torch_module_name(globals(), "torch.nn.modules.pooling")

@@ -1,0 +1,247 @@
+"""Silent pitfalls: things that raise nothing but give wrong or missing gradients.
+
+- ``data_silent_wrong``: a tensor saved for backward changed through ``.data`` (contents
+  changed, version counter did not) -- caught by the probe just before backward;
+- ``nonleaf_grad_access``: ``.grad`` read on a non-leaf (the engine's UserWarning, or the
+  ``on_grad_read`` event);
+- ``grad_accumulation_no_zero_grad``: a backward line that runs again after the parameters
+  were updated, while their .grad still holds the previous iteration's gradient;
+- ``scalar_conversion_requires_grad_warning``: float()/int() of a tensor that requires grad
+  (the engine's warning), and ``.item()``/``float()`` of such a tensor used inside an
+  expression that builds a graph;
+- any other warning of the catalog the engine raised (``tensor_copy_construct_warning``).
+
+``lint_script(path)`` runs a script for its warnings only; ``diagnose_script`` includes them.
+"""
+import ast
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from . import catalog
+
+LINT_ONLY = {
+    "grad_accumulation_no_zero_grad": {
+        "title": "Gradients accumulate across iterations (zero_grad missing)",
+        "fix": "Clear gradients once per iteration: optimizer.zero_grad() (or p.grad = None) before backward().",
+        "before": "for x, y in data:\n    loss = loss_fn(model(x), y)\n    loss.backward()\n    opt.step()",
+        "after": "for x, y in data:\n    opt.zero_grad()\n    loss = loss_fn(model(x), y)\n    loss.backward()\n"
+                 "    opt.step()",
+    },
+}
+
+
+def title_of(lint_id):
+    if lint_id in catalog.ENTRIES:
+        return catalog.get(lint_id).title
+    return LINT_ONLY[lint_id]["title"]
+
+
+@dataclass
+class LintWarning:
+    id: str
+    title: str
+    message: str
+    line: Optional[int] = None
+    file: Optional[str] = None  # None: the script itself
+    code: str = ""
+    fix: dict = field(default_factory=dict)
+    context: dict = field(default_factory=dict)
+
+    def as_dict(self):
+        return {"id": self.id, "title": self.title, "message": self.message, "line": self.line, "file": self.file,
+                "code": self.code, "fix": dict(self.fix), "context": dict(self.context)}
+
+
+def _entry_fix(lint_id):
+    if lint_id in catalog.ENTRIES:
+        e = catalog.get(lint_id)
+        return {"text": e.fix, "before": e.before, "after": e.after}
+    d = LINT_ONLY[lint_id]
+    return {"text": d["fix"], "before": d["before"], "after": d["after"]}
+
+
+def findings_to_warnings(facts):
+    """Every lint warning of a finished (or stopped) run, in line order, deduplicated."""
+    out = []
+    seen = set()
+
+    def add(w):
+        key = (w.id, w.file, w.line)
+        if key not in seen:
+            seen.add(key)
+            out.append(w)
+
+    for f in facts.probe.findings:
+        w = _from_finding(facts, f)
+        if w is not None:
+            add(w)
+    for cw in facts.o.warnings:
+        w = _from_python_warning(facts, cw)
+        if w is not None:
+            add(w)
+    for w in _scalars_in_graph(facts):
+        add(w)
+    out.sort(key=lambda w: (w.file is not None, w.line or 0))
+    return out
+
+
+def _where(facts, file, line):
+    if file == facts.code_path or file is None:
+        return None, line, facts.src.line(line)
+    from .diagnose import _file_line
+    return file, line, _file_line(file, line)
+
+
+def _from_finding(facts, f):
+    file, line, code = _where(facts, f.file, f.line)
+    if f.id == "data_silent_wrong":
+        vbox_names = []
+        ref = f.facts.get("tensor_ref")
+        t = ref() if ref is not None else None
+        if t is not None:
+            vbox_names = facts.names(lambda x: x is t)
+        if not vbox_names:
+            data_id = f.facts.get("data_id")
+            vbox_names = facts.names(lambda x: id(x._data) == data_id)
+        name = vbox_names[0] if vbox_names else None
+        data_lines = []
+        events = [s for vid, s, _ in facts.probe.data_events if vid == f.facts.get("vbox_id")]
+        data_lines = [s[1] for s in events if s and s[0] == facts.code_path]
+        if not data_lines and name:
+            data_lines = facts.src.find_lines(rf"(?<![\w.]){re.escape(name)}\.data\b", (line or 0) + 1)
+        b = f.facts.get("backward_site")
+        bline = b[1] if b and b[0] == facts.code_path else None
+        who = f"`{name}`" if name else f"the tensor saved as {f.facts.get('slot')}"
+        via = (", ".join(f"line {n} (`{facts.src.line(n)}`)" for n in data_lines)
+               or "a write that autograd does not track (.data or numpy)")
+        msg = (f"{f.facts.get('node')} (created at line {line}) saved {who}, and {via} changed its values without "
+               f"bumping its version counter. The backward at line {bline} used the changed values: its gradients "
+               "are silently wrong.")
+        fix = _entry_fix("data_silent_wrong")
+        if data_lines:
+            c = facts.src.line(data_lines[0])
+            fix = dict(fix, before=c, after=c.replace(".data", ".detach().clone()", 1)
+                       if re.search(r"\.data\.\w+_\(", c) else "with torch.no_grad():\n    " + c.replace(".data", ""))
+        return LintWarning("data_silent_wrong", title_of("data_silent_wrong"), msg, line, file, code, fix,
+                           {"tensor": name, "saved_by": f.facts.get("node"), "data_lines": data_lines,
+                            "backward_line": bline})
+    if f.id == "zero_grad_missing":
+        ref = f.facts.get("leaf_ref")
+        leaf = ref() if ref is not None else None
+        names = facts.names(lambda x: x is leaf) if leaf is not None else []
+        opts = [n for n, _ in facts.optimizers()]
+        loop = facts.src.loop_around(line or 0)
+        who = ", ".join(f"`{n}`" for n in names) or "a parameter"
+        msg = (f"The backward at line {line} ran again after {who} had been updated, but {who}.grad still held the "
+               "previous iteration's gradient, so the new gradient was added to it: updates use the sum of every "
+               "iteration so far.")
+        fix = _entry_fix("grad_accumulation_no_zero_grad")
+        if loop:
+            ind = re.match(r"\s*", facts.src.raw_line(line)).group(0)
+            zero = f"{opts[0]}.zero_grad()" if opts else (f"{names[0]}.grad = None" if names else "opt.zero_grad()")
+            fix = dict(fix, before=code, after=f"{zero}\n{code}")
+        return LintWarning("grad_accumulation_no_zero_grad", title_of("grad_accumulation_no_zero_grad"), msg, line,
+                           file, code, fix, {"parameters": names, "optimizers": opts,
+                                             "loop_lines": list(loop) if loop else None})
+    return None
+
+
+def _from_python_warning(facts, cw):
+    from .match import explain_message
+    ex = explain_message(f"{cw.category}: {cw.message}")
+    if not ex.known or ex.id not in catalog.ENTRIES or catalog.get(ex.id).kind not in ("warning", "silent"):
+        return None
+    if os.path.abspath(cw.filename).startswith(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))):
+        return None  # raised from inside gradviz with a wrong stacklevel: no user line to show
+    file, line, code = _where(facts, cw.filename, cw.lineno)
+    eid = ex.id
+    fix = _entry_fix(eid)
+    ctx = {}
+    if eid == "nonleaf_grad_access":
+        m = re.search(r"([A-Za-z_][\w.]*)\.grad\b", code)
+        name = m.group(1) if m else None
+        ctx["tensor"] = name
+        t = facts.evaluate(name) if name else None
+        op = t._grad_fn.name() if t is not None and getattr(t, "_grad_fn", None) is not None else None
+        msg = (f"Line {line} reads `{name or '?'}.grad`, but `{name or 'it'}` is not a leaf"
+               + (f" (it was produced by {op})" if op else "") + ": backward() does not store its gradient, so this "
+               "is None.")
+        if name:
+            fix = dict(fix, before=code, after=f"{name}.retain_grad()   # before backward()\n...\n{code}")
+    elif eid == "scalar_conversion_requires_grad_warning":
+        m = re.search(r"\b(float|int)\(([^()]*(?:\([^()]*\))?[^()]*)\)", code)
+        expr = m.group(2) if m else None
+        ctx["tensor"] = expr
+        msg = (f"Line {line} turns `{expr or 'a tensor'}`, which requires grad, into a Python number: anything "
+               "computed from that number is cut off from the graph.")
+        if m:
+            fix = dict(fix, before=code, after=code.replace(m.group(0), f"{expr}.item()" if m.group(1) == "float"
+                                                            else m.group(0).replace(expr, f"{expr}.detach()")))
+    elif eid == "tensor_copy_construct_warning":
+        msg = (f"Line {line} copies a tensor with torch.tensor(...): the copy is a new leaf with no history, so "
+               "gradients stop there.")
+        m = re.search(r"torch\.tensor\(([^,()]+(?:\([^()]*\))?[^,()]*)\)", code)
+        if m:
+            fix = dict(fix, before=code, after=code.replace(m.group(0), f"({m.group(1)}).clone()"))
+    else:
+        msg = f"Line {line}: {cw.message.splitlines()[0]}"
+    return LintWarning(eid, title_of(eid), msg, line, file, code, fix, ctx)
+
+
+def _scalars_in_graph(facts):
+    """``x.item()`` / ``float(x)`` of a tensor requiring grad, used as an operand of arithmetic whose result
+    is a tensor in the graph: that operand is a constant there, not a differentiable value."""
+    out = []
+    tree = facts.src.tree
+    if tree is None:
+        return out
+    warned_lines = {cw.lineno for cw in facts.o.warnings if cw.filename == facts.code_path}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.BinOp):
+            continue
+        targets = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        if not targets:
+            continue
+        result = facts.evaluate(targets[0])
+        if not (hasattr(result, "_requires_grad") and result._requires_grad):
+            continue
+        for sub in ast.walk(node.value):
+            if not isinstance(sub, ast.Call):
+                continue
+            recv = None
+            if isinstance(sub.func, ast.Attribute) and sub.func.attr == "item" and not sub.args:
+                recv = sub.func.value
+            elif isinstance(sub.func, ast.Name) and sub.func.id in ("float", "int") and len(sub.args) == 1:
+                recv = sub.args[0]
+            if recv is None:
+                continue
+            expr = ast.unparse(recv)
+            t = facts.evaluate(expr)
+            if not (hasattr(t, "_requires_grad") and t._requires_grad):
+                continue
+            if sub.func.__class__ is ast.Name and node.lineno in warned_lines:
+                continue  # the engine's own warning already covers float(x) here
+            code = facts.src.line(node.lineno)
+            call = ast.unparse(sub)
+            msg = (f"Line {node.lineno} computes `{targets[0]}` (part of the graph) from `{call}`: the value of "
+                   f"`{expr}` enters as a constant, so no gradient flows back to `{expr}` through this term.")
+            fix = {"text": f"Keep `{expr}` a tensor in the computation (drop `{call}` for `{expr}`), or detach it "
+                           "explicitly if a constant is really meant.",
+                   "before": code, "after": code.replace(call, expr)}
+            out.append(LintWarning("scalar_conversion_requires_grad_warning",
+                                   title_of("scalar_conversion_requires_grad_warning"), msg, node.lineno, None,
+                                   code, fix, {"tensor": expr, "result": targets[0]}))
+    return out
+
+
+def lint_script(path, argv=()):
+    """Run the whole script (errors end their cell only) and return its lint warnings."""
+    from .diagnose import Facts
+    from .probe import Probe
+    from .runner import run_until_error
+
+    probe = Probe(lint=True)
+    outcome = run_until_error(path, argv, probe=probe, stop_at_error=False)
+    return findings_to_warnings(Facts(outcome))
