@@ -374,3 +374,41 @@ def test_five_leaves_five_accumulate_grads():
         acc += type(fn).__name__ == "AccumulateGrad"
         stack.extend(f for f, _ in fn.next_functions)
     assert acc == 5
+
+
+# -- the whitelist stays bound to the engine's signatures --------------------------------
+ESTIMATOR_PARAMS = {
+    "create": {"size"}, "full": {"size"}, "randint": {"size"}, "normal": {"mean", "std", "size"},
+    "arange": {"start", "end", "step"}, "linspace": {"steps"}, "eye": {"n", "m"}, "randperm": {"n"},
+    "linear": {"input", "weight", "bias"}, "cat": {"tensors"}, "split": {"self", "split_size_or_sections", "dim"},
+    "chunk": {"self", "chunks", "dim"}, "tensor_split": {"self", "sections", "dim"}, "unbind": {"self", "dim"},
+    "expand": {"self", "sizes"}, "expand_as": {"self", "other"}, "repeat": {"self", "repeats"},
+    "index_select": {"input", "dim", "index"}, "conv": {"input", "weight", "padding", "dilation"},
+    "pool1d": {"input", "kernel_size", "padding"}, "pool2d": {"input", "kernel_size", "padding"},
+}
+
+
+def test_estimators_match_engine_signatures():
+    import inspect
+
+    from gradviz.expression import namespace as ns
+    for func in list(ns.FUNCTIONS.values()) + list(ns.METHODS.values()):
+        params = set(inspect.signature(func.fn).parameters)
+        if func.key == "data":
+            assert params & {"data", "value"}, func
+        elif func.key in ESTIMATOR_PARAMS:
+            assert ESTIMATOR_PARAMS[func.key] <= params, (func, params)
+
+
+def test_whitelist_has_the_basics():
+    from gradviz.expression import namespace as ns
+    for name in ("tanh", "exp", "mm", "relu", "sum", "mean", "sigmoid", "matmul", "linspace", "randn", "ones",
+                 "zeros", "tensor", "cat", "stack", "where", "softmax"):
+        assert name in ns.FUNCTIONS and "torch." + name in ns.FUNCTIONS, name
+    for name in ("sum", "t", "mean", "pow", "view", "reshape", "detach"):
+        assert name in ns.METHODS, name
+    for name in ("T", "grad", "shape"):
+        assert name in ns.ATTRIBUTES, name
+    assert not any(n.startswith("_") for n in ns.METHODS)
+    assert not any(n.startswith("_") for n in ns.ATTRIBUTES)
+    assert "numpy" not in ns.METHODS and "backward" not in ns.METHODS and "register_hook" not in ns.METHODS

@@ -115,6 +115,10 @@ F_CASES = [
     ("mse_loss_none", lambda L, x, y: L.F.mse_loss(x, y, reduction="none"), [n(3, 4), n(3, 4)], None),
     ("l1_loss", lambda L, x, y: L.F.l1_loss(x, y), [n(3, 4), n(3, 4)], None),
     ("l1_loss_none", lambda L, x, y: L.F.l1_loss(x, y, reduction="none"), [n(3, 4), n(3, 4)], None),
+    ("smooth_l1", lambda L, x, y: L.F.smooth_l1_loss(x, y, beta=0.5), [n(3, 4), n(3, 4)], None),
+    ("smooth_l1_none", lambda L, x, y: L.F.smooth_l1_loss(x, y, reduction="none"), [n(3, 4), n(3, 4)], None),
+    ("huber_sum", lambda L, x, y: L.F.huber_loss(x, y, reduction="sum", delta=0.7), [n(3, 4), n(3, 4)], None),
+    ("one_hot", lambda L, i: L.F.one_hot(i, 5), [idx(5, 2, 3)], None),
     ("bce", lambda L, x, t: L.F.binary_cross_entropy(L.torch.sigmoid(x), t), [n(3, 4), u(0, 1, 3, 4)], None),
     ("bce_weight_sum", lambda L, p, t, w: L.F.binary_cross_entropy(p, t, w, reduction="sum"),
      [u(0.1, 0.9, 3, 4), u(0, 1, 3, 4), u(0.5, 2, 4)], [True, True, False]),
@@ -148,7 +152,7 @@ def test_functional_matches_torch(torch, name, fn, arrays, mask):
 
 # Kinks only (checked against torch above), or gradients that are by definition not the
 # derivative (padding_idx rows get none; scale_grad_by_freq divides by counts).
-_FD_SKIP = {"relu", "relu6", "hardtanh", "max_pool2d_indices", "l1_loss_none", "embedding_padding_freq"}
+_FD_SKIP = {"relu", "relu6", "hardtanh", "max_pool2d_indices", "l1_loss_none", "embedding_padding_freq", "one_hot"}
 
 
 @pytest.mark.parametrize("name, fn, arrays, mask", [c for c in F_CASES if c[0] not in _FD_SKIP],
@@ -231,7 +235,7 @@ def _module_zoo(L):
         nn.LayerNorm(4, elementwise_affine=False), nn.BatchNorm1d(3), nn.BatchNorm2d(3, affine=False),
         nn.BatchNorm1d(3, momentum=None, track_running_stats=False), nn.RNNCell(2, 3),
         nn.RNNCell(2, 3, bias=False, nonlinearity="relu"), nn.LSTMCell(2, 3), nn.GRUCell(2, 3), nn.MSELoss(),
-        nn.L1Loss(), nn.CrossEntropyLoss(), nn.NLLLoss(), nn.BCELoss(), nn.BCEWithLogitsLoss(),
+        nn.L1Loss(), nn.SmoothL1Loss(beta=0.5), nn.HuberLoss(delta=2.0), nn.CrossEntropyLoss(), nn.NLLLoss(), nn.BCELoss(), nn.BCEWithLogitsLoss(),
         nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())),
         nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2), nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2)]),
         nn.ModuleList(), nn.ModuleDict({"a": nn.Tanh(), "b": nn.Linear(1, 1)}), nn.Sequential(),

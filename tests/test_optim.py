@@ -289,3 +289,28 @@ def test_training_script_under_gradviz_run(torch, tmp_path):
     assert len(g) == len(t) == 25
     np.testing.assert_allclose(g, t, rtol=1e-4, atol=1e-5)
     assert real.stdout.split("\n0 ")[0] in ran.stdout  # the printed model tree
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf")])
+def test_clip_grad_norm_matches_torch(torch, norm_type):
+    results = []
+    for L in (G, lib(torch)):
+        params = [L.nn.Parameter(L.torch.tensor(a)) for a in W0]
+        _loss(L, params).backward()
+        total = L.nn.utils.clip_grad_norm_(params, max_norm=0.5, norm_type=norm_type)
+        vec = L.nn.utils.parameters_to_vector([p.grad for p in params])
+        results.append((float(total), vec.detach().numpy()))
+    assert results[0][0] == pytest.approx(results[1][0], rel=1e-5)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5, atol=1e-6)
+
+
+def test_clip_grad_value_and_vector_to_parameters(torch):
+    results = []
+    for L in (G, lib(torch)):
+        params = [L.nn.Parameter(L.torch.tensor(a)) for a in W0]
+        _loss(L, params).backward()
+        L.nn.utils.clip_grad_value_(params, 0.3)
+        L.nn.utils.vector_to_parameters(L.torch.arange(16.0), params)
+        results.append([p.grad.numpy().copy() for p in params] + [p.detach().numpy().copy() for p in params])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

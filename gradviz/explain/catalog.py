@@ -101,8 +101,9 @@ _e("backward_nonscalar", "backward() on a non-scalar output without a gradient",
    an output with several elements and passed no gradient, so there is no seed to start from.""",
    """For a single number the seed is simply 1.0; for a tensor with many elements autograd would have to guess
    how the elements combine into one loss, and it refuses to guess.""",
-   """Reduce the output to one number first (sum() or mean()), or pass the seed yourself with
-   gradient=torch.ones_like(output).""",
+   """Turn the output into a single number before starting backward, usually by summing or averaging it, or hand
+   backward() the starting gradient yourself: one value per element (a tensor of ones shaped like the output
+   stands for plain summation).""",
    """y = x * 2
 y.backward()""",
    """y = x * 2
@@ -151,8 +152,8 @@ _e("saved_tensor_after_free", "A node's saved tensor read after backward freed i
    _saved_result, ctx.saved_tensors ...) after a backward pass had already released it.""",
    """A node keeps its saved tensors only until its gradient has been computed; after that the slot is empty and
    reading it is an error, not a None.""",
-   """Read the saved tensors before calling backward(), or call backward(retain_graph=True) when you need to
-   inspect the graph afterwards.""",
+   """Look at a node's saved values while the graph is still intact, that is before the backward pass runs; if you
+   must look afterwards, ask that earlier backward to keep its buffers (retain_graph=True).""",
    """y = x.sin()
 y.sum().backward()
 print(y.grad_fn._saved_self)""",
@@ -165,11 +166,12 @@ y.sum().backward()""",
 
 _e("saved_tensor_hooks_after_free", "Hooks registered on a saved tensor that was already freed", "exception",
    "RuntimeError",
-   """register_hooks() was called on a node's raw saved tensor (grad_fn._raw_saved_*) after backward had emptied
-   that slot.""",
+   """Your code reached into a graph node's raw saved-value object (a _raw_saved_* attribute) to attach pack/unpack
+   hooks, but a backward pass had already emptied it.""",
    """Pack/unpack hooks act on the saved value; once backward released it there is nothing left to hook.""",
-   """Register the hooks before backward, or better, wrap the forward pass in
-   torch.autograd.graph.saved_tensors_hooks(pack, unpack) so every saved tensor gets them when it is saved.""",
+   """Attach the hooks while the value is still stored, before backward. The robust way is the context manager
+   torch.autograd.graph.saved_tensors_hooks(pack, unpack) around the forward pass, which applies them to
+   everything saved inside it.""",
    """y = x.sin()
 y.sum().backward()
 y.grad_fn._raw_saved_self.register_hooks(pack, unpack)""",
@@ -251,8 +253,8 @@ _e("inplace_modified_input", "An input saved for backward was modified in place"
    formula (for w @ x, x is needed to compute dL/dw), and then modified in place before backward ran.""",
    """The saved tensor and the one you modified share storage; its version counter no longer matches the one
    recorded at save time, so the gradient would be computed from the wrong values.""",
-   """Do not mutate inputs between the forward pass and backward: write x = x + 1 (or x = x.clone() first), or move
-   the mutation before the forward pass.""",
+   """Leave tensors that the forward pass consumed untouched until backward has run. Rebind the name to a new tensor
+   instead (x = x + 1, or start from a clone()), or do the data mutation before the tensor enters the model.""",
    """y = w @ x
 x.add_(1)
 y.sum().backward()""",
@@ -268,8 +270,9 @@ _e("inplace_leaf", "In-place change of a leaf that requires grad", "exception", 
    place while grad mode was on.""",
    """A leaf is where gradients are accumulated; autograd has no node that could represent "the leaf before the
    change", so it forbids recording an in-place op on it.""",
-   """Do manual updates and initialisation under torch.no_grad() (or let an optimizer / torch.nn.init do them).
-   If you wanted a modified copy, build it out of place.""",
+   """Parameter updates and initialisation are bookkeeping, not part of the model: put them inside a torch.no_grad()
+   block, or leave them to an optimizer or torch.nn.init. If you meant to compute a changed version of the
+   tensor, create a new tensor from it instead.""",
    """w -= lr * w.grad""",
    """with torch.no_grad():
     w -= lr * w.grad""",
@@ -287,8 +290,9 @@ _e("inplace_view_of_leaf", "In-place write into a slice/view of a leaf that requ
    requires grad. Writing into the view writes into the leaf itself.""",
    """It is the same rule as for the leaf: autograd cannot record an in-place change of a leaf, and a view is just
    a window onto the leaf's memory.""",
-   """Do the write under torch.no_grad() if it is initialisation; otherwise build the new values out of place
-   (torch.where, torch.cat) or write into a clone.""",
+   """If the write is initialisation, wrap it in torch.no_grad(). If it is part of the computation, assemble the
+   result as a new tensor (torch.where, torch.cat, or writing into a clone of the parameter) so that the leaf
+   itself stays untouched.""",
    """w = torch.zeros(3, requires_grad=True)
 w[0] = 1.0""",
    """w = torch.zeros(3, requires_grad=True)
@@ -299,12 +303,12 @@ with torch.no_grad():
 
 _e("custom_fn_mark_dirty_leaf", "Custom Function modified a leaf in place (mark_dirty)", "exception",
    "RuntimeError",
-   """Your autograd.Function's forward changed an input in place and declared it with ctx.mark_dirty(), but that
-   input is a leaf that requires grad.""",
+   """Inside forward, your custom autograd.Function mutated one of its arguments and reported that with
+   ctx.mark_dirty(); the argument it mutated is a leaf with requires_grad=True.""",
    """mark_dirty rewrites the input's history so it becomes an output of your Function; a leaf cannot get a
    history, so the call is refused.""",
-   """Pass a non-leaf copy (MyFn.apply(x.clone())), or make forward out of place (return x + 1 rather than
-   x.add_(1)).""",
+   """Hand the Function something it may overwrite, a clone of the leaf, or rewrite forward so that it builds and
+   returns a new tensor instead of changing its argument.""",
    """class AddOne(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -341,8 +345,9 @@ _e("requires_grad_int_tensor", "requires_grad turned on for an integer/bool tens
    """requires_grad was switched on for a tensor of an integer or bool dtype.""",
    """Gradients are derivatives of continuous functions; only floating point (and complex) tensors can hold
    them.""",
-   """Convert to a float dtype first (x = x.float().requires_grad_()), or create it as float. Indices, labels and
-   masks should not require grad at all.""",
+   """Cast the tensor to a floating dtype before asking for gradients (.float(), .double()), or build it as floating
+   point in the first place. Integer tensors such as class labels, indices and boolean masks carry no gradient
+   and should be left as they are.""",
    """x = torch.arange(3)
 x.requires_grad_()""",
    """x = torch.arange(3).float()
@@ -357,7 +362,8 @@ _e("tensor_int_list_requires_grad", "Integer tensor created with requires_grad=T
    """A factory (torch.tensor([1, 2, 3], requires_grad=True), nn.Parameter over an int tensor) was asked for a
    tensor that requires grad, but the data made it an integer tensor: Python ints infer int64.""",
    """Only floating point and complex tensors can carry gradients.""",
-   """Write float literals or give the dtype: torch.tensor([1., 2., 3.], requires_grad=True).""",
+   """Make the data floating point: write the numbers with a decimal point (1.0 rather than 1), or pass a floating
+   dtype such as torch.float32 together with requires_grad=True.""",
    """x = torch.tensor([1, 2, 3], requires_grad=True)""",
    """x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)""",
    """Was requires_grad=True passed to torch.tensor / nn.Parameter with integer data (or an int dtype)?""",
@@ -365,11 +371,12 @@ _e("tensor_int_list_requires_grad", "Integer tensor created with requires_grad=T
     "Only Tensors of floating point dtype can require gradients"))
 
 _e("numpy_requires_grad", "numpy() on a tensor that requires grad", "exception", "RuntimeError",
-   """Tensor.numpy() (also reached through np.asarray / np.array / matplotlib on a tensor) was called on a tensor
-   that is part of a graph.""",
+   """You asked for a NumPy view of a tensor that belongs to an autograd graph, directly with .numpy() or implicitly
+   by passing the tensor to np.array / np.asarray or a plotting library.""",
    """The numpy array would share memory with the tensor but be invisible to autograd, so changes through it
    would corrupt gradients silently. PyTorch makes you detach explicitly.""",
-   """Call t.detach().numpy() (t.detach().cpu().numpy() on a GPU), or t.item() for a single number.""",
+   """Convert a graph-free alias instead: .detach().numpy() (with .cpu() in between for GPU tensors). For a single
+   value, .item() is simpler.""",
    """arr = out.numpy()""",
    """arr = out.detach().numpy()""",
    "Was .numpy() (or np.asarray) applied to a tensor with requires_grad=True?",
@@ -381,8 +388,9 @@ _e("nonleaf_grad_access", ".grad read on a non-leaf tensor", "warning", "UserWar
    leaves (parameters and tensors you created with requires_grad=True), so this .grad is None.""",
    """Keeping the gradient of every intermediate tensor would cost a lot of memory, so autograd passes it through
    and drops it unless asked to keep it.""",
-   """Call y.retain_grad() before backward() if you need the intermediate gradient, or read .grad of the leaf you
-   meant. torch.autograd.grad(loss, y) also returns it.""",
+   """If you really want that intermediate gradient, tell autograd to keep it with .retain_grad() on the tensor before
+   backward, or ask for it directly with torch.autograd.grad(loss, tensor). If you meant a parameter's gradient,
+   read .grad on the parameter.""",
    """y = x * 2
 y.sum().backward()
 print(y.grad)""",
@@ -404,11 +412,11 @@ print(y.grad)""",
 
 _e("backward_gradient_shape_mismatch", "The gradient passed to backward has the wrong shape", "exception",
    "RuntimeError",
-   """You seeded backward (backward(gradient=...) or autograd.grad(grad_outputs=...)) with a tensor whose shape is
-   not the output's shape.""",
+   """The explicit starting gradient you supplied (gradient= in backward, grad_outputs= in autograd.grad) is shaped
+   differently from the tensor it belongs to.""",
    """The seed is dLoss/dOutput, one number per output element; autograd does not broadcast it.""",
-   """Pass a gradient of exactly the output's shape (torch.ones_like(y)), or reduce the output to a scalar and call
-   backward() without one.""",
+   """Build the starting gradient from the output itself, e.g. torch.ones_like(output), so that the shapes agree; or
+   reduce the output to one number and let backward() start from 1.""",
    """y = x * 2                 # shape [3]
 y.backward(gradient=torch.ones(2))""",
    """y = x * 2
@@ -436,10 +444,11 @@ gx, gz = torch.autograd.grad(y, [x, z], allow_unused=True)   # gz is None""",
 
 _e("grad_input_no_requires_grad", "autograd.grad asked for a tensor that does not require grad", "exception",
    "RuntimeError",
-   """One of the inputs given to torch.autograd.grad has requires_grad=False, so it is not a node of any graph and
-   has no gradient to return.""",
+   """You asked torch.autograd.grad for the gradient with respect to a tensor whose requires_grad is False: autograd
+   never tracked it, so it is not part of the graph.""",
    """Autograd only tracks tensors that require grad; it cannot differentiate with respect to a constant.""",
-   """Call x.requires_grad_() before the forward pass (then recompute the output), or drop it from inputs.""",
+   """Switch on requires_grad for that tensor before the output is computed from it (and recompute the output
+   afterwards), or stop asking for its gradient.""",
    """z = torch.randn(3)
 y = (x * z).sum()
 torch.autograd.grad(y, z)""",
@@ -455,8 +464,9 @@ _e("grad_nonscalar_no_grad_outputs", "autograd.grad on a non-scalar output witho
    """torch.autograd.grad was called on an output with several elements and no grad_outputs, so the backward pass
    has no seed.""",
    """autograd.grad computes a vector-Jacobian product; with a non-scalar output it needs the vector.""",
-   """Pass grad_outputs=torch.ones_like(y) (gradient of y.sum()), reduce y to a scalar, or use
-   torch.autograd.functional.jacobian / torch.func.jacrev for the full Jacobian.""",
+   """Supply the missing vector with grad_outputs (torch.ones_like(output) gives the gradient of the output's sum) or
+   reduce the output first. When you need every partial derivative, use a Jacobian helper such as
+   torch.autograd.functional.jacobian or torch.func.jacrev.""",
    """y = x * 2
 torch.autograd.grad(y, x)""",
    """y = x * 2
@@ -465,9 +475,11 @@ torch.autograd.grad(y, x, grad_outputs=torch.ones_like(y))""",
    ("grad can be implicitly created only for scalar outputs",))
 
 _e("item_multi_element", ".item() on a tensor with several elements", "exception", "RuntimeError",
-   """.item() was called on a tensor with more than one element, for example an unreduced per-sample loss.""",
+   """You called .item() on a tensor holding several values, typically a loss that was never averaged or summed over
+   the batch.""",
    """.item() returns one Python number; there is no single number to return.""",
-   """Reduce first (loss.mean().item()), pick one element (t[0].item()), or use t.tolist() for all values.""",
+   """Collapse the tensor to one value first (mean(), sum()), select a single element by index, or use .tolist() when
+   you want all of them as Python numbers.""",
    """print(loss.item())        # loss has shape [3]""",
    """print(loss.mean().item())""",
    "Was .item() called on a tensor with more than one element?",
@@ -478,7 +490,8 @@ _e("detach_inplace_needed", "A detached alias was modified in place", "exception
    version counter, and y had been saved for backward, so the change hit the saved tensor.""",
    """detach() only cuts the graph, not the storage. The version check notices that the saved y changed and
    refuses to use it.""",
-   """Copy when you intend to modify: z = y.detach().clone(), or use out-of-place ops on z.""",
+   """If you intend to edit the detached tensor, give it memory of its own with .clone() right after detach();
+   otherwise use operations that return a new tensor.""",
    """y = x.exp()
 z = y.detach()
 z.zero_()
@@ -494,8 +507,9 @@ _e("data_silent_wrong", "A saved tensor was changed through .data: gradients are
    """A tensor that backward needs was modified through .data (or another alias that autograd does not track).
    .data has its own version counter, so the change is invisible: backward runs and uses the modified values.""",
    """There is no error at all, just wrong gradients. This is why .data is discouraged.""",
-   """Do not use .data. Use torch.no_grad() for updates, .detach() (which at least raises the version error), and
-   .clone() when you want an independent copy.""",
+   """Avoid .data entirely. Update parameters under torch.no_grad(); when you need a graph-free alias use .detach(),
+   whose shared version counter turns this silent corruption into a loud error; use .clone() to get memory of
+   your own.""",
    """y = x.exp()
 y.data.zero_()
 y.sum().backward()""",
@@ -507,11 +521,13 @@ y.sum().backward()""",
    ())
 
 _e("backward_in_no_grad", "The loss was computed without grad mode", "exception", "RuntimeError",
-   """The loss was computed inside torch.no_grad() or torch.inference_mode() (or in a function decorated with
-   them), so no graph was recorded for it and it has no grad_fn.""",
+   """The tensor you started backward from was produced while gradient recording was switched off (inside
+   torch.no_grad(), torch.inference_mode(), or a function decorated with one of them), so no graph and no
+   grad_fn exist for it.""",
    """Inside those blocks autograd records nothing, whatever requires_grad says on the inputs.""",
-   """Run the forward pass with grad mode on; keep no_grad for evaluation and manual parameter updates. Calling
-   backward() inside no_grad is fine when the graph was built outside.""",
+   """Do the training forward pass with recording switched on, and reserve no_grad / inference_mode for evaluation and
+   manual weight updates. The backward() call itself may sit inside no_grad: what matters is where the graph was
+   built.""",
    """with torch.no_grad():
     loss = (x ** 2).sum()
     loss.backward()""",
@@ -527,8 +543,8 @@ _e("double_backward_no_create_graph", "Differentiating a gradient that was compu
    gradient was computed without create_graph=True, so it is a plain tensor with no grad_fn.""",
    """Autograd records the backward pass itself only when asked to; without create_graph the gradient is a
    constant.""",
-   """Compute the first gradient with create_graph=True (torch.autograd.grad(y, x, create_graph=True) or
-   y.backward(create_graph=True)) when you need second derivatives or a gradient penalty.""",
+   """Ask for a differentiable first gradient by passing create_graph=True to the call that computes it (autograd.grad
+   or backward); Hessian-vector products and gradient penalties need exactly that.""",
    """g, = torch.autograd.grad(y, x)
 g.sum().backward()""",
    """g, = torch.autograd.grad(y, x, create_graph=True)
@@ -539,12 +555,12 @@ g.sum().backward()""",
 
 _e("once_differentiable_double_backward", "Double backward through a @once_differentiable Function", "exception",
    "RuntimeError",
-   """A custom autograd.Function's backward is decorated with @once_differentiable, and a second-order pass
-   (create_graph=True, then another backward) needed to differentiate through it.""",
+   """Your custom Function marks its backward with @once_differentiable, and later a higher-order pass
+   (create_graph=True followed by another backward) tried to differentiate that backward.""",
    """@once_differentiable runs the backward under no_grad, so its result has no graph; autograd puts a node in
    place that raises if anything tries to go through it.""",
-   """Write backward with differentiable torch ops and drop the decorator, or avoid higher-order gradients through
-   this Function.""",
+   """Either express the backward with ordinary differentiable torch operations and remove the decorator, or keep
+   higher-order gradients away from this Function.""",
    """@staticmethod
 @once_differentiable
 def backward(ctx, g): ...""",
@@ -557,11 +573,11 @@ def backward(ctx, g):      # differentiable torch ops only
 
 _e("retain_grad_no_requires_grad", "retain_grad() on a tensor that does not require grad", "exception",
    "RuntimeError",
-   """retain_grad() was called on a tensor that is not part of any graph (made under no_grad, or from inputs that
-   do not require grad).""",
+   """retain_grad() asks autograd to keep the gradient that will flow into a tensor, but this tensor lies outside any
+   graph (created under no_grad, or from inputs that never required grad), so no gradient will ever reach it.""",
    """There will never be a gradient flowing into it, so there is nothing to retain.""",
-   """Make sure the tensor is computed with grad mode on from something that requires grad before calling
-   retain_grad().""",
+   """Call retain_grad() only on tensors produced with grad mode on from something that requires grad; t.requires_grad
+   tells you.""",
    """with torch.no_grad():
     h = layer(x)
 h.retain_grad()""",
@@ -577,8 +593,8 @@ _e("mm_shape_mismatch", "Matrix multiply with incompatible inner dimensions", "e
    not match the rows of the second.""",
    """(a x b) @ (c x d) needs b == c. With nn.Linear the second operand is weight.T (in_features x
    out_features), so the input's last dimension must equal in_features.""",
-   """Fix the shapes: transpose one operand (a @ b.T), or build nn.Linear with in_features equal to the input's
-   last dimension (often the flattened size before the first Linear).""",
+   """Make the inner sizes agree: transpose one of the operands, or construct the nn.Linear with in_features equal to
+   the size of the input's last dimension (commonly the number of features after flattening).""",
    """a = torch.randn(5, 3)
 b = torch.randn(5, 3)
 a @ b""",
@@ -591,10 +607,11 @@ a @ b.T""",
     "mat1 dim 1 must match mat2 dim 0"))
 
 _e("broadcast_mismatch", "Element-wise op on shapes that do not broadcast", "exception", "RuntimeError",
-   """An element-wise op got two tensors whose sizes differ in a dimension where neither is 1.""",
+   """Two tensors combined element by element disagree in some dimension where neither of them has size 1, so they
+   cannot be broadcast together.""",
    """Broadcasting lines shapes up from the right and only stretches dimensions of size 1.""",
-   """Reshape/unsqueeze/transpose one side so the dimensions line up, or fix the upstream shape (a classic is
-   prediction [N, 1] vs target [N], or swapped dimensions).""",
+   """Bring the shapes into line with unsqueeze / reshape / transpose, or correct whichever step produced the wrong
+   shape: predictions of shape [N, 1] against targets of shape [N], and swapped axes, are frequent culprits.""",
    """a = torch.randn(2, 3)
 b = torch.randn(2, 4)
 a + b""",
@@ -609,7 +626,8 @@ _e("view_noncontiguous", ".view() on a non-contiguous tensor", "exception", "Run
    transpose()/permute()/t().""",
    """view never copies; it only reinterprets strides, which is impossible when the elements of the new
    dimension are not evenly spaced in memory.""",
-   """Use .reshape(...) (copies only when needed) or .contiguous().view(...).""",
+   """Call .reshape(...) instead, which copies only when it has to, or make the memory contiguous first with
+   .contiguous() and then view.""",
    """x.t().view(-1)""",
    """x.t().reshape(-1)""",
    "Was .view() used after transpose/permute?",
@@ -621,12 +639,12 @@ _e("view_noncontiguous", ".view() on a non-contiguous tensor", "exception", "Run
 # ----------------------------------------------------------------------------- inference mode and views
 
 _e("inference_tensor_saved", "Inference-mode tensor used in a recorded computation", "exception", "RuntimeError",
-   """A tensor created under torch.inference_mode() was used by an op that autograd records, and the op needs to
-   save it for backward.""",
+   """An operation that autograd records had to keep one of its inputs for backward, and that input was made inside
+   torch.inference_mode().""",
    """Inference tensors skip version counting, so autograd could never check that the saved value is still
    valid; it refuses to save them.""",
-   """Create the tensor outside inference_mode, clone it outside (x = x.clone()), or use torch.no_grad() instead of
-   inference_mode for data you later train on.""",
+   """Produce the tensor outside inference mode, make a normal copy of it with .clone() after the block, or use
+   torch.no_grad() for data you will later feed into training.""",
    """with torch.inference_mode():
     x = torch.randn(3)
 (w * x).sum().backward()""",
@@ -640,10 +658,11 @@ _e("inference_tensor_saved", "Inference-mode tensor used in a recorded computati
 
 _e("inference_tensor_inplace", "In-place update of an inference tensor outside inference mode", "exception",
    "RuntimeError",
-   """A tensor made under torch.inference_mode() was modified in place after the block ended.""",
+   """After leaving torch.inference_mode(), your code modified in place a tensor that had been created inside it.""",
    """Outside inference mode every in-place op must bump a version counter, and inference tensors do not have
    one.""",
-   """Clone it first (x = x.clone()), do the update inside inference_mode, or create it under torch.no_grad().""",
+   """Work on a normal copy (.clone() it after the block), perform the update while still inside inference mode, or
+   create the tensor under torch.no_grad() to begin with.""",
    """with torch.inference_mode():
     x = torch.zeros(3)
 x.add_(1)""",
@@ -656,10 +675,11 @@ x.add_(1)""",
     "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.",))
 
 _e("hook_no_requires_grad", "register_hook() on a tensor that does not require grad", "exception", "RuntimeError",
-   """register_hook() was called on a tensor that is not part of any graph.""",
+   """register_hook() was called on a tensor outside any graph. A tensor hook fires when a gradient reaches the
+   tensor, and no gradient will ever reach this one.""",
    """A hook runs when a gradient arrives at the tensor; this tensor will never receive one.""",
-   """Register hooks only on tensors that require grad (check t.requires_grad), and build them with grad mode
-   on.""",
+   """Attach hooks only to tensors that take part in a graph (t.requires_grad is True), created with grad mode
+   enabled.""",
    """x = torch.randn(3)
 x.register_hook(lambda g: g * 2)""",
    """x = torch.randn(3, requires_grad=True)
@@ -668,11 +688,12 @@ x.register_hook(lambda g: g * 2)""",
    ("cannot register a hook on a tensor that doesn't require gradient",))
 
 _e("multi_output_view_inplace", "In-place change of an output of unbind/split/chunk", "exception", "RuntimeError",
-   """A tensor returned by unbind/split/chunk (several views of one base returned together) was modified in
-   place.""",
+   """You changed in place one of the pieces returned by unbind, split or chunk. Those pieces are views of the same
+   underlying tensor produced together by one operation, and autograd cannot rewrite the history of just one of
+   them.""",
    """Autograd cannot rewrite the history of one of several sibling views of the same base.""",
-   """Use out-of-place ops on the pieces (a = a * 2), clone them first, or index the base instead of
-   unbinding.""",
+   """Compute new tensors from the pieces instead of mutating them (piece = piece * 2), clone a piece before editing
+   it, or index the original tensor directly.""",
    """a, b = y.unbind(0)
 a.mul_(2)""",
    """a, b = y.unbind(0)
@@ -686,12 +707,12 @@ a = a * 2""",
     "replace the inplace operation by an out-of-place one."))
 
 _e("view_in_no_grad_inplace", "View made under no_grad modified with grad mode on", "exception", "RuntimeError",
-   """A view of a tensor that requires grad was taken inside torch.no_grad(), and later modified in place with
-   grad mode enabled.""",
+   """A view of a tensor that requires grad was taken while torch.no_grad() was active and changed in place later,
+   after grad mode was back on.""",
    """Autograd cannot tell whether that change should be part of the graph (the view was untracked) or not (the
    in-place op is tracked), so it forbids the mix.""",
-   """Keep the view and the in-place op together: both inside no_grad (untracked) or both outside (tracked); or
-   clone the view.""",
+   """Keep the view and its in-place change on the same side of the no_grad boundary: both inside (not tracked) or
+   both outside (tracked). Cloning the view also resolves it.""",
    """with torch.no_grad():
     v = x[:2]
 v.mul_(2)""",
@@ -705,10 +726,10 @@ v.mul_(2)""",
     "(if you want the inplace to be tracked).",))
 
 _e("resize_requires_grad", "resize_() on a tensor that requires grad", "exception", "RuntimeError",
-   """resize_() was called on a tensor that requires grad.""",
+   """resize_() was used on a tensor that requires grad. Changing the number of elements in place has no derivative.""",
    """Resizing changes the number of elements in place; there is no gradient formula for that.""",
-   """Use reshape/view/expand, or create a new tensor; if you only need the storage, resize a detached tensor under
-   no_grad.""",
+   """Get the new shape with reshape / view / expand or create a fresh tensor; if raw storage is all you need, resize
+   a detached copy inside torch.no_grad().""",
    """x.resize_(6)""",
    """x = x.reshape(6)        # or build a new tensor""",
    "Was resize_() / resize_as_() called on a tensor that requires grad?",
@@ -720,8 +741,8 @@ _e("custom_fn_wrong_num_grads", "Custom Function backward returned the wrong num
    "RuntimeError",
    """Your autograd.Function's backward returned a different number of values than forward had inputs.""",
    """Autograd pairs the returned gradients with forward's inputs one to one.""",
-   """Return one entry per forward argument, with None for arguments that are not tensors or need no
-   gradient.""",
+   """Make backward return a tuple with exactly as many items as forward received arguments (ctx excluded); put None
+   where an argument is not a tensor or needs no gradient.""",
    """@staticmethod
 def backward(ctx, g):
     return g                 # forward(ctx, a, b) has two inputs""",
@@ -734,10 +755,11 @@ def backward(ctx, g):
 
 _e("custom_fn_wrong_grad_shape", "Custom Function backward returned a gradient of the wrong shape", "exception",
    "RuntimeError",
-   """A gradient returned by your autograd.Function's backward does not have (and cannot be summed down to) the
-   shape of the matching forward input.""",
+   """One of the gradients your custom Function's backward returned has a shape that neither equals nor can be reduced
+   to the shape of the matching forward argument.""",
    """Each gradient must describe its input element by element.""",
-   """Give every returned gradient its input's shape: reduce over broadcast dimensions, fix transposes.""",
+   """Shape each returned gradient like its forward argument: sum over the dimensions that were broadcast, and look
+   for accidental transposes.""",
    """def backward(ctx, g):
     return g[:2] * 2""",
    """def backward(ctx, g):
@@ -748,11 +770,12 @@ _e("custom_fn_wrong_grad_shape", "Custom Function backward returned a gradient o
     "Function DoubleBackward returned an invalid gradient at index 0 - expected shape [3] but got [2]"))
 
 _e("anomaly_nan", "Anomaly detection: a backward node produced NaN", "exception", "RuntimeError",
-   """With anomaly detection on, a node of the backward pass returned NaN in one of its gradients.""",
+   """Anomaly detection is on, and one of the backward nodes produced a gradient containing NaN.""",
    """The forward computation hit a point where the derivative is undefined or infinite: sqrt or log of 0 or a
    negative number, 0/0, pow with a negative base, ...""",
-   """Guard the forward computation: clamp inputs (x.clamp_min(eps)), add an epsilon, avoid 0/0, and beware that
-   torch.where still differentiates the branch it did not pick.""",
+   """Keep the forward pass away from points where the derivative blows up: clamp arguments before sqrt/log
+   (x.clamp_min(eps)), add a small epsilon to denominators, and remember that both branches of torch.where are
+   differentiated, so the discarded branch must be safe too.""",
    """y = torch.sqrt(x).sum()""",
    """y = torch.sqrt(x.clamp_min(1e-12)).sum()""",
    "Is anomaly detection on and did the forward pass compute sqrt/log/division of invalid values?",
@@ -763,8 +786,8 @@ _e("detach_inplace_view", "detach_() called on a view", "exception", "RuntimeErr
    """detach_() (the in-place detach) was called on a view: a slice, a transpose, or a DDP gradient bucket
    view.""",
    """A view shares its base's history; it cannot be detached alone in place.""",
-   """Use the out-of-place v = v.detach(). For DDP with gradient_as_bucket_view, zero gradients with
-   optimizer.zero_grad().""",
+   """Detach out of place instead: v = v.detach() creates a new tensor. For DDP gradients that are bucket views, clear
+   them through optimizer.zero_grad().""",
    """v = x[:2]
 v.detach_()""",
    """v = x[:2].detach()""",
@@ -776,11 +799,11 @@ v.detach_()""",
     "Can't detach views in-place. Use detach() instead"))
 
 _e("backward_complex_output", "backward() on a complex scalar without a gradient", "exception", "RuntimeError",
-   """backward() without a gradient was called on a complex-valued output.""",
+   """backward() was called with no gradient argument on an output holding complex numbers.""",
    """The implicit seed 1.0 only makes sense for a real loss; for a complex output the derivative depends on
    which real function of it you minimise.""",
-   """Turn it into a real loss first (z.abs(), z.real, (z * z.conj()).real.sum()), or pass an explicit complex
-   gradient.""",
+   """Derive a real-valued loss from the complex result (its magnitude z.abs(), its real part, or |z|^2 summed) and
+   differentiate that, or pass a complex starting gradient explicitly.""",
    """z = (x * 1j).sum()
 z.backward()""",
    """z = (x * 1j).sum()
@@ -789,11 +812,11 @@ z.abs().backward()""",
    ("grad can be implicitly created only for real scalar outputs but got torch.complex64",))
 
 _e("out_arg_requires_grad", "out= used with inputs that require grad", "exception", "RuntimeError",
-   """An op was called with out=... while one of its inputs requires grad.""",
+   """A function was given an out= tensor to write its result into, while one of its inputs requires grad.""",
    """Writing into a preallocated tensor cannot be recorded in the graph, so out= variants are not
    differentiable.""",
-   """Drop out= and assign the result (c = torch.add(a, 1)), or run it under torch.no_grad() if no gradient is
-   needed.""",
+   """Let the function return a new tensor and assign it (c = torch.add(a, 1)) instead of using out=; if no gradient
+   is wanted, do it inside torch.no_grad().""",
    """torch.add(a, 1, out=out)""",
    """out = torch.add(a, 1)""",
    "Was an out= argument used?",
@@ -801,11 +824,11 @@ _e("out_arg_requires_grad", "out= used with inputs that require grad", "exceptio
     "requires grad.",))
 
 _e("deepcopy_nonleaf", "copy.deepcopy of a non-leaf tensor", "exception", "RuntimeError",
-   """copy.deepcopy reached a tensor that is the result of an op requiring grad (directly, or inside a dict, a
-   list, a module attribute).""",
+   """copy.deepcopy met a tensor that was computed by an operation requiring grad, directly or nested inside a list, a
+   dict or an object's attributes.""",
    """Copying a tensor would mean copying its graph too; PyTorch only supports deep copies of leaves.""",
-   """Deep-copy a detached copy (t.detach().clone()) or store detached values; modules using weight_norm should use
-   torch.nn.utils.parametrizations.weight_norm.""",
+   """Store and copy graph-free values (t.detach().clone()); modules built with the old torch.nn.utils.weight_norm
+   should move to torch.nn.utils.parametrizations.weight_norm.""",
    """state = {"logits": logits}
 copy.deepcopy(state)""",
    """state = {"logits": logits.detach()}
@@ -817,12 +840,12 @@ copy.deepcopy(state)""",
     "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment"))
 
 _e("optimizer_nonleaf", "Optimizer given a non-leaf tensor", "exception", "ValueError",
-   """An optimizer received a tensor produced by an op (w * 2, or randn(..., requires_grad=True).float() /
-   .to(device)), not a leaf.""",
+   """The list given to the optimizer contains a tensor that an operation produced (w * 2, or a cast like .float() or
+   a move like .to(device) applied after requires_grad=True) rather than a leaf.""",
    """The optimizer reads .grad and updates in place; a non-leaf never gets .grad and cannot be updated in
    place.""",
-   """Create the tensor with its final dtype/device and then require grad
-   (torch.randn(..., dtype=dt, device=d, requires_grad=True)), or wrap it in nn.Parameter.""",
+   """Create each parameter directly in its final dtype and on its final device and only then enable requires_grad,
+   e.g. torch.randn(3, dtype=torch.float64, requires_grad=True); or wrap it in nn.Parameter.""",
    """w = torch.randn(3, requires_grad=True).float()
 opt = torch.optim.SGD([w], lr=0.1)""",
    """w = torch.randn(3, dtype=torch.float32, requires_grad=True)
@@ -833,7 +856,8 @@ opt = torch.optim.SGD([w], lr=0.1)""",
 _e("grad_assign_wrong_shape", "A gradient of the wrong shape assigned to .grad", "exception", "RuntimeError",
    """Your code assigned to tensor.grad a tensor whose shape differs from the tensor's.""",
    """The optimizer and autograd treat .grad as element-by-element gradients of the tensor.""",
-   """Assign a gradient of exactly the tensor's shape, e.g. torch.zeros_like(p).""",
+   """Only assign to .grad a tensor shaped exactly like the tensor itself; torch.zeros_like(p) is the safe starting
+   point.""",
    """w.grad = torch.zeros(4)       # w has shape [3]""",
    """w.grad = torch.zeros_like(w)""",
    "Was .grad assigned manually?",
@@ -842,10 +866,10 @@ _e("grad_assign_wrong_shape", "A gradient of the wrong shape assigned to .grad",
     "assigned grad has data of a different size"))
 
 _e("saved_tensor_detached_inplace", "A saved tensor was detached in place", "exception", "RuntimeError",
-   """A tensor that an op saved for backward was later detached in place with .detach_(), which cut it out of the
-   graph that the saved value belongs to.""",
+   """After an op saved a tensor for its backward, the code called .detach_() on that tensor, removing its history in
+   place while the graph still refers to it.""",
    """detach_() rewrites the tensor's history; the node that saved it can no longer rely on it.""",
-   """Use the out-of-place h_const = h.detach() instead of h.detach_().""",
+   """Take a detached alias with .detach() (out of place) and leave the original tensor's history alone.""",
    """loss = h.pow(2).sum()
 h.detach_()
 loss.backward()""",
@@ -857,11 +881,11 @@ loss.backward()""",
     "please use out-of-place `.detach()` instead",))
 
 _e("derivative_not_implemented", "The op has no derivative for that argument", "exception", "NotImplementedError",
-   """backward reached an op that has no gradient formula for the argument that requires grad (for example
-   igamma with respect to its first argument, special.zeta).""",
+   """The backward pass hit an operation for which PyTorch has no derivative formula with respect to the argument that
+   requires grad (igamma with respect to its first argument, special.zeta, floor_divide, ...).""",
    """Some special functions are only differentiable with respect to some of their arguments in PyTorch.""",
-   """Do not require grad for that argument (detach it), reformulate with differentiable ops, or write a custom
-   autograd.Function with your own backward.""",
+   """Stop gradients at that argument with .detach(), rewrite the computation with differentiable operations, or
+   provide your own backward in a custom autograd.Function.""",
    """torch.igamma(a, x).sum().backward()     # a requires grad""",
    """torch.igamma(a.detach(), x).sum().backward()""",
    "Does an argument of a special function (igamma, zeta, ...) require grad?",
@@ -871,8 +895,8 @@ _e("tensor_copy_construct_warning", "torch.tensor() applied to an existing tenso
    """torch.tensor(t) copied the values of a tensor into a brand-new leaf. The copy has no history: the graph is
    cut there.""",
    """It looks like a conversion but behaves like detach().clone(), which silently stops gradients.""",
-   """Say what you mean: t.detach().clone() for a copy without history, t.clone() for a copy that keeps it, and
-   torch.stack / torch.cat to combine tensors while keeping gradients.""",
+   """Pick the call that matches your intent: .detach().clone() for a history-free copy, .clone() for a copy that
+   stays in the graph, torch.stack or torch.cat to assemble several tensors without cutting their history.""",
    """y = torch.tensor(x * 2)""",
    """y = (x * 2).clone()          # or (x * 2).detach().clone() if no gradient is wanted""",
    "Was torch.tensor(...) called on something that is already a tensor (or a list of tensors)?",
@@ -886,8 +910,8 @@ _e("grad_is_none_zero", "tensor.grad is None", "exception", "AttributeError",
    """.grad is only filled in for leaves that require grad and that a backward pass actually reached. It is None
    before the first backward(), for tensors that do not require grad or are not leaves, for tensors that were not
    used in the loss (or only through a detach()), and after optimizer.zero_grad() (which sets it to None).""",
-   """Guard with `if p.grad is not None:`, let optimizer.zero_grad() manage gradients, and check that the tensor
-   really takes part in the loss.""",
+   """Test for None before using a gradient (if p.grad is not None), let optimizer.zero_grad() handle resetting, and
+   make sure the tensor actually contributes to the loss.""",
    """w.grad.zero_()""",
    """if w.grad is not None:
     w.grad.zero_()""",
@@ -901,9 +925,10 @@ _e("optimizer_step_between_backwards", "optimizer.step() between two backward pa
    (for example a Linear weight, needed for the gradient with respect to its input).""",
    """The second backward would combine gradients from old activations with new weights; the version check stops
    it.""",
-   """Compute every loss and call backward (once, on their sum, or on each) before optimizer.step(). In GAN-style
-   loops recompute the forward pass after the step, or detach the generator output for the discriminator
-   update.""",
+   """Run every backward pass that shares this forward output before the optimizer touches the weights (ideally one
+   backward on the summed losses), then call step(). When a later loss must see the updated weights, as in
+   alternating GAN updates, run the forward pass again after the step, or detach the generator's output for the
+   discriminator's loss.""",
    """out = net(x)
 out.mean().backward(retain_graph=True)
 opt.step()
@@ -926,7 +951,8 @@ _e("func_grad_nonscalar", "torch.func.grad of a function that does not return a 
    """torch.func.grad (or grad_and_value) differentiated a function whose result is not a 0-dim tensor.""",
    """grad is defined for scalar functions; for other outputs you need a vector-Jacobian product or a
    Jacobian.""",
-   """Return a scalar (.sum(), .mean()), or use torch.func.vjp / jacrev / jacfwd.""",
+   """Have the function return a 0-dim tensor (sum or mean it), or switch to vjp, jacrev or jacfwd from torch.func
+   when the output has several elements.""",
    """grad(lambda t: t * 2)(x)""",
    """grad(lambda t: (t * 2).sum())(x)""",
    "Was the function given to torch.func.grad returning more than one element?",
@@ -935,22 +961,23 @@ _e("func_grad_nonscalar", "torch.func.grad of a function that does not return a 
 
 _e("checkpoint_no_input_requires_grad", "Reentrant checkpoint with no input requiring grad", "warning",
    "UserWarning",
-   """torch.utils.checkpoint with use_reentrant=True was called with inputs none of which require grad. Its
-   output then does not require grad either, and the wrapped module's parameters get no gradient.""",
+   """torch.utils.checkpoint in its reentrant mode was called where no input requires grad, so its output does not
+   require grad and the checkpointed module's parameters never receive gradients.""",
    """The reentrant implementation decides whether to record anything from its inputs only, not from the
    parameters inside.""",
-   """Use use_reentrant=False (recommended), or make an input require grad (x.requires_grad_()) for the first
-   checkpointed block.""",
+   """Switch to use_reentrant=False, which handles this case, or give the first checkpointed block an input that
+   requires grad.""",
    """out = checkpoint(block, x, use_reentrant=True)""",
    """out = checkpoint(block, x, use_reentrant=False)""",
    "Was torch.utils.checkpoint called with use_reentrant=True and inputs that do not require grad?",
    ("None of the inputs have requires_grad=True. Gradients will be None",))
 
 _e("float_of_multi_element", "float()/int() of a tensor with several elements", "exception", "ValueError",
-   """float(t), int(t) or a Python scalar conversion (also .item() on old PyTorch) was applied to a tensor with
-   more than one element.""",
+   """A tensor holding several values was converted to a single Python number, with float(), int(), a format string or
+   (on old PyTorch) .item().""",
    """Only a one-element tensor has a single Python value.""",
-   """Reduce first (float(t.mean())), index one element, or use t.tolist().""",
+   """Reduce the tensor to one value first (float(t.mean())), select one element, or get all the values with
+   .tolist().""",
    """float(x)                  # x has shape [3]""",
    """float(x.mean())""",
    """Was it float()/int()/a format string applied to a multi-element tensor (or .item() on an old PyTorch)?""",
@@ -963,8 +990,9 @@ _e("grad_outputs_mismatch_masked", "Ambiguous truth value of a multi-element ten
    check compares tensors with == while building its error message, and that comparison raises this instead. In
    plain code it comes from `if t:`, `while t:`, `and`/`or`, or `t in list`.""",
    """A multi-element tensor has no single truth value (any? all?), so Python refuses to guess.""",
-   """For autograd: give every grad_output exactly its output's shape (torch.ones_like(out_i)). In your own code:
-   use t.any() / t.all() / torch.equal(a, b) explicitly.""",
+   """Inside autograd: make each entry of grad_outputs / grad_tensors shaped like its own output
+   (torch.ones_like(out_i)); comparing the shapes pair by pair shows which one is off. In your own code, say
+   which truth value you mean with .any(), .all() or torch.equal().""",
    """torch.autograd.grad([a, b], x, grad_outputs=[torch.tensor(1.0), torch.ones(4, 1)])""",
    """torch.autograd.grad([a, b], x, grad_outputs=[torch.ones_like(a), torch.ones_like(b)])""",
    """Was it raised inside torch.autograd.grad/backward with several outputs and grad_outputs? (Otherwise it is a
@@ -974,10 +1002,10 @@ _e("grad_outputs_mismatch_masked", "Ambiguous truth value of a multi-element ten
 
 _e("grad_output_complex_dtype_mismatch", "Real gradient for a complex output (or the reverse)", "exception",
    "RuntimeError",
-   """The gradient passed to backward()/autograd.grad is real while the output is complex, or the other way
-   round.""",
+   """The starting gradient handed to backward() / autograd.grad is real-valued while the output is complex, or
+   complex while the output is real.""",
    """For complex tensors the seed must have the output's dtype.""",
-   """Pass a gradient with the output's dtype, e.g. torch.ones_like(y).""",
+   """Give the starting gradient the same dtype as the output; torch.ones_like(output) does that.""",
    """y.backward(gradient=torch.ones(3))        # y is complex64""",
    """y.backward(gradient=torch.ones_like(y))""",
    "Is one of the output / the gradient complex and the other real?",
@@ -985,11 +1013,11 @@ _e("grad_output_complex_dtype_mismatch", "Real gradient for a complex output (or
     "grad_output[0] has a dtype of torch.float32 and output[0] has a dtype of torch.complex64.",))
 
 _e("scalar_conversion_requires_grad_warning", "float() of a tensor that requires grad", "warning", "UserWarning",
-   """float(t) turned a tensor that is part of a graph into a plain Python number. Whatever you compute from that
-   number is disconnected from the graph: no gradient flows back through it.""",
+   """float() converted a tensor that belongs to an autograd graph into a Python number, which carries no history:
+   anything built from it is invisible to backward.""",
    """Fine for logging; a silent bug when the number is used to build the loss.""",
-   """Use t.item() or t.detach() when you only need the value, and keep it as a tensor when it must be
-   differentiated.""",
+   """For logging, .item() (or .detach()) states that you only want the value; where the quantity must be
+   differentiated, keep it a tensor.""",
    """total = float(loss)""",
    """total = loss.item()        # logging only; keep `loss` (a tensor) for backward""",
    "Was float()/int() applied to a tensor with requires_grad=True?",
@@ -1001,7 +1029,8 @@ _e("checkpoint_use_reentrant_unspecified", "torch.utils.checkpoint called withou
    """torch.utils.checkpoint.checkpoint was called without saying which implementation to use.""",
    """The default is changing; the two implementations behave differently (for example with inputs that do not
    require grad).""",
-   """Pass use_reentrant=False (recommended), or use_reentrant=True to keep the old behaviour.""",
+   """State the implementation explicitly: use_reentrant=False is the recommended one, use_reentrant=True keeps the
+   old behaviour.""",
    """out = checkpoint(block, x)""",
    """out = checkpoint(block, x, use_reentrant=False)""",
    "Was checkpoint() called without use_reentrant=?",

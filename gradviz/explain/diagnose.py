@@ -228,8 +228,9 @@ def _boundary(roots, mark):
     return out
 
 
-def _carried_name(facts, new_node, old_node):
-    """The variable that carries the old graph into the new one: bound and read on one line."""
+def _carried_names(facts, new_node, old_node):
+    """The variables that carry the old graph into the new one: bound and read on one line
+    (``h = cell(x, h)``, ``h, c = cell(x, (h, c))``, ``out, state = lstm(x, state)``)."""
     for site in (getattr(new_node, "_site", None), getattr(old_node, "_site", None)):
         line = facts.line_of(site)
         if not line:
@@ -243,8 +244,21 @@ def _carried_name(facts, new_node, old_node):
         if targets:
             both = [t for t in targets if t in (values or [])]
             if both:
-                return both[0], line
-    return None, None
+                return both, line
+    return [], None
+
+
+def _detach_line(facts, names, indent):
+    parts = []
+    for n in names:
+        v = facts.evaluate(n)
+        if isinstance(v, (tuple, list)):
+            parts.append(f"tuple(s.detach() for s in {n})")
+        elif v is None:
+            parts.append(f"None if {n} is None else tuple(s.detach() for s in {n})")
+        else:
+            parts.append(f"{n}.detach()")
+    return f"{indent}{', '.join(names)} = {', '.join(parts)}"
 
 
 def diagnose_freed(facts, exc, ctx):
@@ -289,6 +303,7 @@ def diagnose_freed(facts, exc, ctx):
     new_graph = False
     loop = False
     carried = None
+    carried_all = []
     carried_line = None
     if failing is not None and mark is not None:
         new_graph = any(s > mark for s in failing.root_seqs)
@@ -298,15 +313,19 @@ def diagnose_freed(facts, exc, ctx):
             roots = [r() for r, _ in failing.roots]
             edges = _boundary([r for r in roots if r is not None], mark)
             for new, old in edges:
-                carried, carried_line = _carried_name(facts, new, old)
-                if carried:
+                carried_all, carried_line = _carried_names(facts, new, old)
+                if carried_all:
+                    carried = carried_all[0]
                     break
                 loop = loop or probe.site_ran_before(getattr(new, "_site", None), mark)
-    context.update({"new_graph_reaches_freed_one": new_graph, "loop": loop, "carried": carried})
+    context.update({"new_graph_reaches_freed_one": new_graph, "loop": loop, "carried": carried,
+                    "carried_all": carried_all})
 
     if new_graph and loop:
         name = carried or "the carried state"
         loop_span = facts.src.loop_around(carried_line or facts.o.error_line or 0)
+        if freed_rec is not None and failing.site == freed_rec.site:
+            freed_txt += " (the same line, in the previous iteration)"
         cause = (f"{_cap(facts.at(failing.site))} starts from a graph built in this iteration, but that graph "
                  f"goes through `{name}`, which still holds the previous iteration's graph: {node_name} "
                  f"(created at {facts.at(getattr(node, '_site', None))} in an earlier iteration) was freed by "
@@ -316,13 +335,14 @@ def diagnose_freed(facts, exc, ctx):
         if carried and carried_line:
             ind = re.match(r"\s*", facts.src.raw_line(carried_line)).group(0)
             code = facts.src.line(carried_line)
-            targets, _ = assign_parts(code)
-            if targets and len(targets) > 1 or re.search(r"\bstate|hc\b", name):
-                det = f"{ind}{name} = tuple(s.detach() for s in {name}) if {name} is not None else None"
+            header = facts.src.line(loop_span[0]) if loop_span and loop_span[0] < carried_line else ""
+            if header:
+                after = f"{header}\n    {_detach_line(facts, carried_all, '')}\n    {code}"
+                before = f"{header}\n    {code}"
             else:
-                det = f"{ind}{name} = {name}.detach()"
-            after = f"{det}\n{ind}{code}"
-            before = f"{ind}{code}"
+                after = f"{_detach_line(facts, carried_all, '')}\n{code}"
+                before = code
+            name = ", ".join(carried_all)
         context["loop_lines"] = list(loop_span) if loop_span else None
         fix = _fix(f"Detach `{name}` at the start of each iteration (truncated backpropagation through time); "
                    "retain_graph=True would only let the graph grow with every step.", before, after)
@@ -619,6 +639,16 @@ def diagnose_no_grad_fn(facts, exc, ctx):
         if cand_line and facts.src.in_no_grad(cand_line):
             block, line = facts.src.in_no_grad(cand_line), cand_line
             break
+    if not block and not mode:
+        no_grad_fns = facts.src.no_grad_functions()
+        for n in expr_names:
+            if n in no_grad_fns:
+                block, line = no_grad_fns[n], assigned(n)[0] or assign_line or err_line
+                for cand_line in [assign_line] + [assigned(m)[0] for m in expr_names]:
+                    if cand_line and re.search(rf"\b{re.escape(n)}\(", facts.src.line(cand_line)):
+                        line = cand_line
+                        break
+                break
     if not block and not mode:
         for n in expr_names:
             v = facts.evaluate(n)

@@ -181,7 +181,7 @@ RULES = [
          _FREED_FAMILY),
     Rule(r"trying to use a saved tensor that has been detached in-place", ["saved_tensor_detached_inplace"]),
     Rule(r"one of the variables needed for gradient computation has been modified by an inplace operation"
-         r"(?::\s*(?P<type>[\w.]+) \[(?P<shape>[^\]]*)\]\]?(?:,? which is output (?P<nr>\d+) of (?P<op>\w+),?)?"
+         r"(?::\s*\[?(?P<type>[\w.]+) \[(?P<shape>[^\]]*)\]\]?(?:,? which is output (?P<nr>\d+) of (?P<op>\w+),?)?"
          r" is at version (?P<cur>\d+); expected version (?P<exp>\d+))?",
          _version_ids, _version_facts),
     Rule(r"element (?P<index>\d+) of (?:tensors|variables) does not require grad and does not have a grad_fn",
@@ -409,14 +409,19 @@ def similarity(message: str) -> list:
     norm = normalise(message)
     words = set(re.findall(r"[a-z_<>]+", norm))
     best = {}
-    for entry_id, ref in _REFS:
-        ratio = difflib.SequenceMatcher(None, norm, ref, autojunk=False).ratio()
-        ref_words = set(re.findall(r"[a-z_<>]+", ref))
-        jacc = len(words & ref_words) / max(1, len(words | ref_words))
-        score = 0.6 * ratio + 0.4 * jacc
-        if score > best.get(entry_id, 0.0):
-            best[entry_id] = score
-    return sorted(((s, i) for i, s in best.items()), reverse=True)
+    for entry_id, full in _REFS:
+        # a pasted message may be cut short (or lack the hint sentence): also compare with the
+        # reference's beginning of the same length
+        for ref in {full, full[:len(norm) + 8]}:
+            ratio = difflib.SequenceMatcher(None, norm, ref, autojunk=False).ratio()
+            ref_words = set(re.findall(r"[a-z_<>]+", ref))
+            jacc = len(words & ref_words) / max(1, len(words | ref_words))
+            score = 0.6 * ratio + 0.4 * jacc
+            if score > best.get(entry_id, 0.0):
+                best[entry_id] = score
+    order = {i: n for n, i in enumerate(catalog.ORDER)}
+    ranked = sorted(best.items(), key=lambda kv: (-kv[1], order.get(kv[0], 0)))
+    return [(s, i) for i, s in ranked]
 
 
 #: A message no rule knows but this similar to a known wording is taken as that wording.

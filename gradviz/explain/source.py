@@ -90,6 +90,29 @@ class Source:
                             return "@" + text
         return None
 
+    def no_grad_functions(self):
+        """{function name: how} for functions whose result is computed without grad mode: decorated
+        with no_grad/inference_mode, or returning from inside such a with-block."""
+        out = {}
+        if self.tree is None:
+            return out
+        for node in ast.walk(self.tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for d in node.decorator_list:
+                text = ast.unparse(d)
+                if re.search(r"\bno_grad\b|\binference_mode\b", text):
+                    out[node.name] = "@" + text
+            if node.name in out:
+                continue
+            for sub in ast.walk(node):
+                if isinstance(sub, (ast.With, ast.AsyncWith)):
+                    head = " ".join(ast.unparse(i.context_expr) for i in sub.items)
+                    if re.search(r"\bno_grad\b|\binference_mode\b", head) and \
+                            any(isinstance(r, ast.Return) for b in sub.body for r in ast.walk(b)):
+                        out[node.name] = f"with {head}: (inside {node.name}())"
+        return out
+
     def loop_around(self, lineno):
         """The innermost for/while loop containing ``lineno`` as (first line, last line)."""
         best = None

@@ -8,6 +8,7 @@ anything runs; the evaluator repeats the same checks on the live values.
 """
 import ast
 import textwrap
+import warnings
 from dataclasses import dataclass, field
 
 from . import limits, namespace as ns
@@ -159,7 +160,10 @@ def parse(text):
     if not source:
         raise ExpressionError("the expression is empty", source=source, kind="syntax")
     try:
-        tree = ast.parse(source, mode="exec")
+        with warnings.catch_warnings():
+            # SyntaxWarnings ("invalid decimal literal", "is with a literal") are noise here
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, mode="exec")
     except SyntaxError as e:
         msg = e.msg or "invalid syntax"
         if "Exceeds the limit" in msg:

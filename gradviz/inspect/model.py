@@ -109,8 +109,10 @@ class BackwardNode:
 
     @property
     def label_name(self) -> str:
-        """The name PyTorch users know: AccumulateGrad without its C++ namespace."""
-        return "AccumulateGrad" if self.is_accumulate else self.name
+        """The name PyTorch users know, without the C++ namespace ('CopySlices')."""
+        if self.is_accumulate:
+            return "AccumulateGrad"
+        return self.name[len("torch::autograd::"):] if self.name.startswith("torch::autograd::") else self.name
 
 
 @dataclass(frozen=True, slots=True)

@@ -138,7 +138,7 @@ def _node(node_id, node, index, names, forward, out_names):
         edges.append(Edge(i, None if nxt is None else index[id(nxt)], nr))
     op = forward.op_of(node) if forward is not None else None
     origins = {slot: (is_out, i) for slot, is_out, i in op.saved} if op is not None and op.saved else {}
-    saved = tuple([_saved(slot, value, names, forward, op, origins.get(slot)) for slot, value in node.saved_items()])
+    saved = tuple([_saved(slot, value, names, forward, op, origins.get(slot)) for slot, value in _ordered(node)])
     leaf = _leaf(node.variable, names, forward) if cls == "AccumulateGrad" else None
     inner = node.fn.name() if cls == "CopySlices" and getattr(node, "fn", None) is not None else None
     outputs = _OUTPUTS[getattr(node, "_output_meta", ()) or ()]
@@ -147,6 +147,27 @@ def _node(node_id, node, index, names, forward, out_names):
         sequence_nr=int(getattr(node, "_sequence_nr", -1)), edges=tuple(edges), saved=saved, outputs=outputs,
         freed_by=_call_info(getattr(node, "_freed_by", None)), leaf=leaf, inner=inner,
         output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else ())
+
+
+def _ordered(node):
+    """saved_items() in a fixed order: inputs in argument order (self, other), then
+    results, then options. The engine's order can follow set iteration, which changes
+    with PYTHONHASHSEED; pictures must not."""
+    items = node.saved_items()
+    if len(items) < 2:
+        return items
+    op = getattr(node, "_op", None) or getattr(getattr(node, "fn", None), "_op", None)
+    position = getattr(op, "input_index", None) or {}
+
+    def key(k_item):
+        k, (slot, _) = k_item
+        if slot in position:
+            return (0, position[slot], k)
+        if slot.startswith("result"):
+            return (1, 0, slot)
+        return (2, 0, k)
+
+    return [item for _, item in sorted(enumerate(items), key=key)]
 
 
 _DTYPE_NAMES = {}
@@ -308,7 +329,8 @@ class _Forward:
         elif rec.const is not None:
             text = rec.const
         else:
-            text = self._name_of(s, names) or f"t{self.ids[s][1:]}"
+            # An unnamed tensor first seen as an input: a leaf made inline, data, a detached tensor.
+            text = self._name_of(s, names) or ("leaf" if rec.is_leaf and rec.requires_grad else "tensor")
         exprs[s] = expr.atom(text)
         return exprs[s]
 

@@ -22,7 +22,10 @@ from typing import Dict, Tuple
 
 HUB_DEGREE = 3  # 3+ edges in or out: shared weight, wide join
 MIN_RUN = 3  # a run collapses only when at least this many items are inside it
-KEEP_FRACTION = 0.8  # bands keep this share of the budget for individual items
+LONG_RUN = 12  # ... and before cutting into bands, only when this many are
+# Bands keep this share of the budget for individual items: a summary picture reads
+# better with a little detail at both ends than with the budget filled.
+KEEP_FRACTION = 0.35
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +83,12 @@ def _plan(items, edges, kind, weight, pinned, budget):
     pinned = set(pinned)
     order = {item: k for k, item in enumerate(items)}
     state = _State(items, order, kind, weight)
-    _runs(state, edges, pinned, budget)
+    _runs(state, edges, pinned, budget, MIN_RUN)
     if state.after() > budget:
+        # Runs alone are not enough: start again with only the long runs (short ones
+        # would litter the detailed ends with tiny summaries), then cut into bands.
+        state = _State(items, order, kind, weight)
+        _runs(state, edges, pinned, 0, LONG_RUN)
         _bands(state, edges, pinned, budget)
     if state.after() > budget:
         _siblings(state, edges, pinned, budget)
@@ -166,7 +173,7 @@ def _adjacency(nodes, edges):
     return succ, pred
 
 
-def _runs(state, edges, pinned, budget):
+def _runs(state, edges, pinned, budget, min_run):
     nodes, cedges = state.contracted(edges)
     outd, ind = dict.fromkeys(nodes, 0), dict.fromkeys(nodes, 0)
     for u, v in cedges:
@@ -197,7 +204,7 @@ def _runs(state, edges, pinned, budget):
         run = [n]
         while n_out.get(run[-1]) == 1 and follows(run[-1], nxt[run[-1]]):
             run.append(nxt[run[-1]])
-        if len(run) - 2 >= MIN_RUN:
+        if len(run) - 2 >= min_run:
             runs.append(run[1:-1])
     # Longest first; stop once the picture fits.
     runs.sort(key=lambda r: (-sum(state.node_weight(x) for x in r), state.order[r[0]]))

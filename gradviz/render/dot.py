@@ -253,21 +253,11 @@ class _Builder:
             g.node(f"b_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
             self.used.add("summary")
         # next_functions edges, pointing from the input's node to its user (torchviz's way).
-        counts, labels = {}, {}
+        edges = []
         for n in nodes:
             many = sum(1 for e in n.edges if e.target is not None) > 1
-            for e in n.edges:
-                if e.target is None:
-                    continue
-                key = (plan.rep(e.target), plan.rep(n.id))
-                if key[0] == key[1]:
-                    continue
-                counts[key] = counts.get(key, 0) + 1
-                labels[key] = str(e.input) if many else None
-        groups = {grp.id for grp in plan.groups}
-        for (src, dst), k in counts.items():
-            label = f"×{k}" if k > 1 else (None if src in groups or dst in groups else labels[(src, dst)])
-            g.edge(f"b_{src}", f"b_{dst}", **({"label": label} if label else {}))
+            edges += [(e.target, n.id, str(e.input) if many else None, None) for e in n.edges if e.target is not None]
+        _edges(g, "b_", edges, plan)
         for k, r in enumerate(s.roots):
             rid = f"b_root{k}"
             g.node(rid, _label(r.name or "root", _tensor_line(r.shape, r.dtype)), fillcolor=ROOT)
@@ -323,9 +313,11 @@ class _Builder:
             edges += [(i, op.id) for i in op.inputs if i not in constants]
             edges += [(op.id, o) for o in op.outputs]
         pinned = roots | {v.id for v in s.values if v.named}
-        plan = collapse.plan(items, edges, kind, weight, pinned, budget)
+        # Reversed, so depth counts from the outputs, as in the backward graph: an input
+        # used at step t of a loop then sits next to step t, not with the first inputs.
+        plan = collapse.plan(items, [(v, u) for u, v in edges], kind, weight, pinned, budget)
         if plan.collapsed:
-            self.notes.append(_collapse_note("forward", plan, len(s.ops), "ops"))
+            self.notes.append(_collapse_note("forward", plan, len(s.ops), "ops", lambda m: kind[m] != "tensor"))
         for v in s.values:
             if v.id in constants or v.id in plan.group_of:
                 continue
@@ -351,26 +343,17 @@ class _Builder:
                 lines.append(f"{tensors} intermediate tensors")
             g.node(f"f_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
             self.used.add("summary")
-        counts, labels = {}, {}
+        edges = []
         for op in s.ops:
-            tensor_inputs = [i for i in op.inputs]
+            many = sum(1 for i in op.inputs if i not in constants) > 1
             for k, i in enumerate(op.inputs):
-                key = (plan.rep(i), plan.rep(op.id))
-                if key[0] != key[1]:
-                    counts[key] = counts.get(key, 0) + 1
-                    labels[key] = str(k) if len(tensor_inputs) > 1 and i not in constants else None
-            for o in op.outputs:
-                key = (plan.rep(op.id), plan.rep(o))
-                if key[0] != key[1]:
-                    counts[key] = counts.get(key, 0) + 1
-                    labels[key] = None
-        groups = {grp.id for grp in plan.groups}
-        for (src, dst), k in counts.items():
-            label = f"×{k}" if k > 1 else (None if src in groups or dst in groups else labels[(src, dst)])
-            attrs = {"label": label} if label else {}
-            if src in constants:
-                attrs.update(arrowsize="0.5", color="gray50")
-            g.edge(f"f_{src}", f"f_{dst}", **attrs)
+                if i in constants:
+                    if op.id not in plan.group_of:  # drawn only next to an op that is drawn
+                        edges.append((i, op.id, None, {"arrowsize": "0.5", "color": "gray50"}))
+                else:
+                    edges.append((i, op.id, str(k) if many else None, None))
+            edges += [(op.id, o, None, None) for o in op.outputs]
+        _edges(g, "f_", edges, plan)
 
     def _value(self, g, v, is_root):
         lines = [v.name, _tensor_line(v.shape, v.dtype)]
@@ -419,12 +402,30 @@ class _Builder:
                 prev = name
 
 
+def _edges(g, prefix, edges, plan):
+    """Draw (src, dst, label, attrs) edges; those touching a summary are merged, '×k'."""
+    merged = {}
+    for src, dst, label, attrs in edges:
+        rs, rd = plan.rep(src), plan.rep(dst)
+        if rs == rd:
+            continue
+        if rs != src or rd != dst:
+            merged[(rs, rd)] = merged.get((rs, rd), 0) + 1
+            continue
+        extra = dict(attrs or {})
+        if label:
+            extra["label"] = label
+        g.edge(prefix + rs, prefix + rd, **extra)
+    for (rs, rd), k in merged.items():
+        g.edge(prefix + rs, prefix + rd, **({"label": f"×{k}"} if k > 1 else {}))
+
+
 def _saved_lines(x, node):
     head = x.attr
     if x.tensor_name:
         head += f" = {x.tensor_name}"
     elif x.kind == "scalar" and x.text is not None:
-        head += f" = {x.text}"
+        return [f"{head} = {x.text}", "scalar"]
     lines = [head, _tensor_line(x.shape, x.dtype)]
     if x.freed:
         lines.append(f"freed by {_call(node.freed_by)}")
@@ -453,8 +454,8 @@ def _count_lines(grp, total, skip=None):
     return lines
 
 
-def _collapse_note(which, plan, count, noun):
-    members = sum(g.size for g in plan.groups)
+def _collapse_note(which, plan, count, noun, counted=lambda m: True):
+    members = sum(1 for g in plan.groups for m in g.members if counted(m))
     return (f"{which}: {members:,} of {count:,} {noun} collapsed into {len(plan.groups)} summary "
             f"node{'s' if len(plan.groups) != 1 else ''} (budget {plan.budget} boxes; raise --max-nodes to see more)")
 

@@ -143,11 +143,6 @@ def max_pool2d_scatter(grad, indices, input_shape):
     return flat.astype(grad.dtype, copy=False).reshape(input_shape)
 
 
-def max_pool2d_gather(grad, indices):
-    n, c = grad.shape[:2]
-    return np.take_along_axis(grad.reshape(n, c, -1), indices.reshape(n, c, -1), axis=2).reshape(indices.shape)
-
-
 def avg_pool2d_divisor(in_hw, out_hw, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """(Ho, Wo) divisors by PyTorch's rule: windows are clipped to the padded input, and
     without count_include_pad further to the input itself."""
@@ -302,6 +297,16 @@ def reduce(loss, reduction):
     if reduction == SUM:
         return np.asarray(loss.sum(dtype=loss.dtype), dtype=loss.dtype)
     return loss
+
+
+def smooth_l1(x, target, reduction, beta):
+    z = np.abs(x - target)
+    return reduce(np.where(z < beta, 0.5 * z * z / (beta or 1), z - 0.5 * beta).astype(z.dtype), reduction)
+
+
+def huber(x, target, reduction, delta):
+    z = np.abs(x - target)
+    return reduce(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(z.dtype), reduction)
 
 
 def mse_backward(grad, x, target, reduction):

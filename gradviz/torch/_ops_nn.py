@@ -34,10 +34,6 @@ def _const(array):
     return _F().from_numpy(np.ascontiguousarray(array))
 
 
-def _spatial(t):
-    return tuple(t.shape[2:])
-
-
 # ---------------------------------------------------------------------------------------
 # convolution: y = conv(x, w) + b, with the two linear backward maps as ops of their own
 def _conv_forward(input, weight, bias, *, stride, padding, dilation, transposed, output_padding, groups,
@@ -307,6 +303,31 @@ mse_loss_backward = Op(
     grad_output=lambda grad, self, target, reduction: grad * (self - target) * _mse_scale(grad.numel(), reduction),
     self=lambda grad, grad_output, reduction: grad * grad_output * _mse_scale(grad.numel(), reduction),
     target=lambda grad, grad_output, reduction: grad * grad_output * -_mse_scale(grad.numel(), reduction))
+
+
+def _smooth_l1_grad(grad, self, target, reduction, beta):
+    d = self - target
+    inner = d / beta if beta > 0 else d * 0
+    return _loss_scale(grad * _F().where(d.abs() < beta, inner, d.sign()), None, d.numel(), reduction)
+
+
+smooth_l1_loss = Op(
+    "SmoothL1LossBackward0",
+    lambda self, target, *, reduction, beta: KN.smooth_l1(self, target, reduction, beta), promotes=True,
+    self=lambda grad, self, target, reduction, beta: _smooth_l1_grad(grad, self, target, reduction, beta),
+    target=lambda grad, self, target, reduction, beta: -_smooth_l1_grad(grad, self, target, reduction, beta))
+
+
+def _huber_grad(grad, self, target, reduction, delta):
+    d = self - target
+    return _loss_scale(grad * d.clamp(min=-delta, max=delta), None, d.numel(), reduction)
+
+
+huber_loss = Op(
+    "HuberLossBackward0",
+    lambda self, target, *, reduction, delta: KN.huber(self, target, reduction, delta), promotes=True,
+    self=lambda grad, self, target, reduction, delta: _huber_grad(grad, self, target, reduction, delta),
+    target=lambda grad, self, target, reduction, delta: -_huber_grad(grad, self, target, reduction, delta))
 
 
 def _loss_scale(grad, weight, n, reduction):

@@ -7,7 +7,6 @@ import numpy as np
 
 from .. import _functions as _F
 from .. import _ops_nn as ops
-from .._tensor import Tensor
 from ..autograd.graph import apply as _apply_op
 
 # Re-exported elementwise functions PyTorch also offers here.
@@ -19,7 +18,7 @@ def _apply(op, inputs, **params):
     return _apply_op(op, inputs, params)
 
 
-def _tuple(value, n, name="argument"):
+def _tuple(value, n):
     if isinstance(value, (list, tuple)):
         if len(value) == 1 and n > 1:
             return tuple(int(value[0]) for _ in range(n))
@@ -36,16 +35,12 @@ def _size_list(shape):
 def linear(input, weight, bias=None):
     """At::linear: addmm for 2-D inputs with a bias; contiguous N-D inputs are flattened to
     2-D around one addmm (ViewBackward0 on both sides); otherwise matmul (+ bias)."""
-    if bias is not None:
-        if input.dim() == 2:
-            return _F.addmm(bias, input, weight.t())
-        if input.is_contiguous() and input.dim() >= 1:
-            lead = tuple(input.shape[:-1])
-            rows = 1
-            for s in lead:
-                rows *= s
-            flat = input.reshape(rows, input.shape[-1]) if input.dim() > 0 else input
-            return _F.addmm(bias, flat, weight.t()).view(lead + (weight.shape[0],))
+    if bias is not None and input.dim() == 2:
+        return _F.addmm(bias, input, weight.t())
+    if bias is not None and input.dim() > 0 and input.is_contiguous():
+        lead = tuple(input.shape[:-1])
+        flat = input.reshape(int(np.prod(lead, dtype=np.int64)), input.shape[-1])
+        return _F.addmm(bias, flat, weight.t()).view(lead + (weight.shape[0],))
     out = _F.matmul(input, weight.t())
     return out if bias is None else out + bias
 
@@ -133,9 +128,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """PyTorch runs the 2-D kernel on an unsqueezed input, then squeezes."""
-    one = lambda v: None if v is None else (1,) + _tuple(v, 1)  # noqa: E731
-    out = max_pool2d(input.unsqueeze(-2), one(kernel_size), one(stride), (0,) + _tuple(padding, 1),
+    """PyTorch runs the 2-D kernel on an unsqueezed input (stride defaulting to the kernel), then squeezes."""
+    kernel = (1,) + _tuple(kernel_size, 1)
+    stride = kernel if stride is None or stride == [] or stride == () else (1,) + _tuple(stride, 1)
+    out = max_pool2d(input.unsqueeze(-2), kernel, stride, (0,) + _tuple(padding, 1),
                      (1,) + _tuple(dilation, 1), ceil_mode, return_indices)
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
@@ -189,7 +185,7 @@ def relu_(input):
 
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return _apply(ops.gelu, (input,), approximate=approximate)
 
 
@@ -360,9 +356,16 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     reduction = _reduction(size_average, reduce, reduction)
-    diff = (input - target).abs()
-    loss = _F.where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta) if beta > 0 else diff
-    return _reduce(loss, reduction)
+    _warn_target_size(input, target)
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return _apply(ops.smooth_l1_loss, (input, target), reduction=ops.REDUCTION[reduction], beta=float(beta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _warn_target_size(input, target)
+    return _apply(ops.huber_loss, (input, target), reduction=ops.REDUCTION[_reduction(None, None, reduction)],
+                  delta=float(delta))
 
 
 def _check_nll(input, target):
@@ -533,5 +536,4 @@ def unsafe_chunk(input, chunks, dim=0):
     return _apply(ops.unsafe_split, (input,), split_size=split, dim=_F.wrap_dim(dim, input.dim()))
 
 
-__all__ = [name for name in dir() if not name.startswith("_") and name not in ("np", "numbers", "warnings", "ops",
-                                                                                  "Tensor")]
+__all__ = [name for name in dir() if not name.startswith("_") and name not in ("np", "numbers", "warnings", "ops")]

@@ -12,7 +12,7 @@ from .sparse import Embedding  # noqa: F401
 from .normalization import LayerNorm  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
 from .rnn import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
-from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,  # noqa: F401
-                   SmoothL1Loss)
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,  # noqa: F401
+                   NLLLoss, SmoothL1Loss)
 
 __all__ = [n for n in dir() if not n.startswith("_") and n[0].isupper()]

@@ -2,7 +2,7 @@
 state_dict, modes, hooks and the printed module tree, all as PyTorch 2.13 has them."""
 from collections import OrderedDict, namedtuple
 
-from ... import _dtypes, _functions as _F
+from ... import _dtypes
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import add_hook
