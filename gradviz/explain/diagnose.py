@@ -170,11 +170,6 @@ def _fix(text, before="", after=""):
     return {"text": text, "before": before, "after": after}
 
 
-def _entry_fix(eid):
-    e = catalog.get(eid)
-    return _fix(e.fix, e.before, e.after)
-
-
 def _others(ids, chosen, reasons=None):
     out = []
     for i in ids:
@@ -193,9 +188,17 @@ def _in_backward(outcome):
     return any(fn == "run_backward" or (fn == "_execute" and "autograd" in f) for f, _, fn in outcome.frames)
 
 
+def _run_number(facts, index):
+    """The position of a backward call within this run (1-based); the engine numbers them per process."""
+    for n, rec in enumerate(facts.probe.calls, 1):
+        if rec.index == index:
+            return n
+    return index
+
+
 def _call_desc(facts, call):
     kind = "the torch.autograd.grad call" if call.kind == "autograd.grad" else "the .backward() call"
-    return f"{kind} #{call.index} at {facts.at(call.site)}"
+    return f"{kind} #{_run_number(facts, call.index)} at {facts.at(call.site)}"
 
 
 def _cap(s):
@@ -205,14 +208,16 @@ def _cap(s):
 def _freed_by_desc(facts, freed_by):
     kind = "the torch.autograd.grad call" if getattr(freed_by, "kind", "") == "autograd.grad" \
         else "the .backward() call"
-    return f"{kind} #{getattr(freed_by, 'index', '?')} at {facts.at(getattr(freed_by, 'site', None))}"
+    number = _run_number(facts, getattr(freed_by, "index", "?"))
+    return f"{kind} #{number} at {facts.at(getattr(freed_by, 'site', None))}"
 
 
 def _call_dict(facts, call):
     if call is None:
         return None
     w = facts.where(getattr(call, "site", None)) or {}
-    return {"index": getattr(call, "index", None), "kind": getattr(call, "kind", None), "line": w.get("line"),
+    return {"index": _run_number(facts, getattr(call, "index", None)), "kind": getattr(call, "kind", None),
+            "line": w.get("line"),
             "file": w.get("file"), "code": w.get("code")}
 
 
@@ -452,7 +457,10 @@ def diagnose_version(facts, exc, ctx, engine_id):
     if step_opt is not None and getattr(step_opt[1], "_step_calls", 1) > 0:
         oname, opt, p = step_opt
         pname = facts.name_of(p) or name or "a parameter"
-        step_lines = facts.src.find_lines(rf"\b{re.escape(oname)}\.step\(", saved_line, err_line) \
+        # optimizer.step() calls the engine reported (on_optimizer_step), else found in the source
+        step_lines = sorted({facts.line_of(site) for ref, site, _ in probe.steps
+                             if ref() is opt and facts.line_of(site)})
+        step_lines = step_lines or facts.src.find_lines(rf"\b{re.escape(oname)}\.step\(", saved_line, err_line) \
             or facts.src.find_lines(rf"\b{re.escape(oname)}\.step\(")
         prev = [c for c in probe.calls[:-1] if c.finished]
         retained = prev[-1] if prev else None
@@ -620,8 +628,9 @@ def diagnose_no_grad_fn(facts, exc, ctx):
             after = f"{add_kwarg(bl, 'create_graph=True') or bl}\n{err_code}" if bl else ""
             src_txt = (f"it is a .grad filled by the backward at line {back[-1]} (`{bl}`)" if back
                        else "it is a .grad")
-        cause = (f"The tensor differentiated at line {err_line} (`{err_code}`) is computed from a gradient: {src_txt} without "
-                 "create_graph=True, so it is a constant with no grad_fn and cannot be differentiated again. "
+        cause = (f"The tensor differentiated at line {err_line} (`{err_code}`) is computed from a gradient: "
+                 f"{src_txt} without create_graph=True, so it is a constant with no grad_fn and cannot be "
+                 "differentiated again. "
                  + catalog.get("double_backward_no_create_graph").why)
         return "double_backward_no_create_graph", cause, _fix(
             "Compute the first gradient with create_graph=True.", before, after), context, {
@@ -897,8 +906,7 @@ def diagnose_script(path, argv=(), *, lint=True) -> Diagnosis:
         if result is None and eid is not None:
             result = _generic(facts, exc, eid, ctx)
     except Exception as e:  # noqa: BLE001 - a diagnosis must never hide the user's error
-        import os as _os
-        if _os.environ.get("GRADVIZ_DEBUG"):
+        if os.environ.get("GRADVIZ_DEBUG"):
             raise
         result = _generic(facts, exc, eid, ctx) if eid else None
         if result is not None:

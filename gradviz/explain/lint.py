@@ -81,6 +81,13 @@ def findings_to_warnings(facts):
         w = _from_python_warning(facts, cw)
         if w is not None:
             add(w)
+    # engine events, when the engine emits them (they do not depend on the warnings filter)
+    for site, nonleaf in facts.probe.grad_reads:
+        if nonleaf and site:
+            add(_nonleaf_grad(facts, *_where(facts, *site)))
+    for kind, site, requires_grad in facts.probe.scalars:
+        if requires_grad and site and kind in ("float", "int"):
+            add(_scalar_conversion(facts, *_where(facts, *site)))
     for w in _scalars_in_graph(facts):
         add(w)
     out.sort(key=lambda w: (w.file is not None, w.line or 0))
@@ -134,9 +141,10 @@ def _from_finding(facts, f):
         opts = [n for n, _ in facts.optimizers()]
         loop = facts.src.loop_around(line or 0)
         who = ", ".join(f"`{n}`" for n in names) or "a parameter"
-        msg = (f"The backward at line {line} ran again after {who} had been updated, but {who}.grad still held the "
-               "previous iteration's gradient, so the new gradient was added to it: updates use the sum of every "
-               "iteration so far.")
+        grads = ", ".join(f"`{n}.grad`" for n in names) or "its .grad"
+        msg = (f"The backward at line {line} ran again after {who} had been updated, but {grads} still held the "
+               "previous iteration's gradient, so the new gradient was added to it: every update uses the sum of "
+               "all iterations so far.")
         fix = _entry_fix("grad_accumulation_no_zero_grad")
         if loop:
             ind = re.match(r"\s*", facts.src.raw_line(line)).group(0)
@@ -160,25 +168,9 @@ def _from_python_warning(facts, cw):
     fix = _entry_fix(eid)
     ctx = {}
     if eid == "nonleaf_grad_access":
-        m = re.search(r"([A-Za-z_][\w.]*)\.grad\b", code)
-        name = m.group(1) if m else None
-        ctx["tensor"] = name
-        t = facts.evaluate(name) if name else None
-        op = t._grad_fn.name() if t is not None and getattr(t, "_grad_fn", None) is not None else None
-        msg = (f"Line {line} reads `{name or '?'}.grad`, but `{name or 'it'}` is not a leaf"
-               + (f" (it was produced by {op})" if op else "") + ": backward() does not store its gradient, so this "
-               "is None.")
-        if name:
-            fix = dict(fix, before=code, after=f"{name}.retain_grad()   # before backward()\n...\n{code}")
+        return _nonleaf_grad(facts, file, line, code)
     elif eid == "scalar_conversion_requires_grad_warning":
-        m = re.search(r"\b(float|int)\(([^()]*(?:\([^()]*\))?[^()]*)\)", code)
-        expr = m.group(2) if m else None
-        ctx["tensor"] = expr
-        msg = (f"Line {line} turns `{expr or 'a tensor'}`, which requires grad, into a Python number: anything "
-               "computed from that number is cut off from the graph.")
-        if m:
-            fix = dict(fix, before=code, after=code.replace(m.group(0), f"{expr}.item()" if m.group(1) == "float"
-                                                            else m.group(0).replace(expr, f"{expr}.detach()")))
+        return _scalar_conversion(facts, file, line, code)
     elif eid == "tensor_copy_construct_warning":
         msg = (f"Line {line} copies a tensor with torch.tensor(...): the copy is a new leaf with no history, so "
                "gradients stop there.")
@@ -188,6 +180,34 @@ def _from_python_warning(facts, cw):
     else:
         msg = f"Line {line}: {cw.message.splitlines()[0]}"
     return LintWarning(eid, title_of(eid), msg, line, file, code, fix, ctx)
+
+
+def _nonleaf_grad(facts, file, line, code):
+    fix = _entry_fix("nonleaf_grad_access")
+    m = re.search(r"([A-Za-z_][\w.]*)\.grad\b", code)
+    name = m.group(1) if m else None
+    t = facts.evaluate(name) if name else None
+    op = t._grad_fn.name() if t is not None and getattr(t, "_grad_fn", None) is not None else None
+    msg = (f"Line {line} reads `{name or '?'}.grad`, but `{name or 'it'}` is not a leaf"
+           + (f" (it was produced by {op})" if op else "") + ": backward() does not store its gradient, so this "
+           "is None.")
+    if name:
+        fix = dict(fix, before=code, after=f"{name}.retain_grad()   # before backward()\n...\n{code}")
+    return LintWarning("nonleaf_grad_access", title_of("nonleaf_grad_access"), msg, line, file, code, fix,
+                       {"tensor": name})
+
+
+def _scalar_conversion(facts, file, line, code):
+    fix = _entry_fix("scalar_conversion_requires_grad_warning")
+    m = re.search(r"\b(float|int)\(([^()]*(?:\([^()]*\))?[^()]*)\)", code)
+    expr = m.group(2) if m else None
+    msg = (f"Line {line} turns `{expr or 'a tensor'}`, which requires grad, into a Python number: anything "
+           "computed from that number is cut off from the graph.")
+    if m:
+        fix = dict(fix, before=code, after=code.replace(m.group(0), f"{expr}.item()" if m.group(1) == "float"
+                                                        else m.group(0).replace(expr, f"{expr}.detach()")))
+    return LintWarning("scalar_conversion_requires_grad_warning", title_of("scalar_conversion_requires_grad_warning"),
+                       msg, line, file, code, fix, {"tensor": expr})
 
 
 def _scalars_in_graph(facts):

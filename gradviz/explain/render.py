@@ -78,7 +78,7 @@ def print_explanation(obj, file=None, *, width=None):
         console.print(p)
 
 
-def print_list(entries=None, file=None):
+def print_list(entries=None, file=None, *, width=None):
     """``--list``: a table of every known id."""
     from rich.console import Console
     from rich.table import Table
@@ -88,15 +88,15 @@ def print_list(entries=None, file=None):
         t.add_column(col)
     for e in entries or list_entries():
         t.add_row(e["id"], e["kind"], e["title"])
-    Console(file=file, highlight=False).print(t)
+    Console(file=file, width=width, highlight=False).print(t)
 
 
-def print_warnings(warnings, file=None):
+def print_warnings(warnings, file=None, *, width=None):
     """``gradviz run --lint``: one panel per LintWarning (objects or dicts)."""
     from rich.console import Console
     from rich.panel import Panel
     from rich.text import Text
-    console = Console(file=file, highlight=False)
+    console = Console(file=file, width=width, highlight=False)
     for w in warnings:
         w = w.as_dict() if hasattr(w, "as_dict") else w
         text = Text(w["message"])

@@ -17,7 +17,7 @@ Shape = Tuple[int, ...]
 @dataclass(frozen=True, slots=True)
 class BackwardCallInfo:
     index: int  # PyTorch has no such number; gradviz counts backward calls from 1
-    kind: str  # 'backward' or 'grad'
+    kind: str  # 'backward' or 'autograd.grad', as the engine names the call
     site: Site
 
 

@@ -67,6 +67,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None, ac
 def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate, call):
     deps, order = _dependencies(roots)
     capture_at = {}
+    executable = None
     if capture is not None:
         for i, (node, nr) in enumerate(capture):
             if node is not None:
@@ -79,50 +80,70 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate,
                 for nxt, _ in node.next_functions:
                     if nxt is not None:
                         deps[nxt] = deps.get(nxt, 0) + 1
-    else:
-        executable = None
     captured = [None] * (len(capture) if capture is not None else 0)
 
     buffers = {}
     for (node, nr), grad in zip(roots, root_grads):
-        if node is None:
-            continue
-        _add_to_buffer(buffers, node, nr, grad)
+        if node is not None:
+            _add_to_buffer(buffers, node, nr, grad)
     ready = []
+    push, pop = heapq.heappush, heapq.heappop
     tie = itertools.count()
-    for node in {n for n, _ in roots if n is not None}:
+    for node in dict.fromkeys(n for n, _ in roots if n is not None):
         if deps.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
+            push(ready, (-node._sequence_nr, next(tie), node))
 
     while ready:
-        node = heapq.heappop(ready)[2]
+        node = pop(ready)[2]
         grads = buffers.pop(node, None)
-        if grads is None:
+        outputs = ()
+        if executable is not None and node not in executable:
+            if grads is not None and node in capture_at:
+                _capture(node, _run_tensor_pre_hooks(node, grads), capture_at, captured)
             continue
-        grads = _run_tensor_pre_hooks(node, grads)
-        if node in capture_at:
-            for nr, i in capture_at[node]:
-                g = grads[nr]
-                if type(node) is AccumulateGrad:
-                    g = _run_leaf_hooks(node.variable, g)
-                captured[i] = g if captured[i] is None or g is None else captured[i] + g
-            if type(node) is AccumulateGrad or (executable is not None and node not in executable):
-                continue
-        elif executable is not None and node not in executable:
-            continue
-        outputs = _call(node, grads, create_graph, retain_graph)
-        if not retain_graph and type(node) is not AccumulateGrad:
-            node.release_saved(call)
-        for (nxt, nr), grad in zip(node.next_functions, outputs):
-            if nxt is None:
-                continue
-            if grad is not None:
-                _add_to_buffer(buffers, nxt, nr, grad)
-            remaining = deps[nxt] - 1
-            deps[nxt] = remaining
-            if remaining == 0:
-                heapq.heappush(ready, (-nxt._sequence_nr, next(tie), nxt))
+        if grads is not None:
+            if node._tensor_pre_hooks is not None or node._retain_grad is not None or node._pre_hooks is not None:
+                grads = _run_tensor_pre_hooks(node, grads)
+            runs = True
+            if capture_at and node in capture_at:
+                grads = _capture(node, grads, capture_at, captured)
+                runs = type(node) is not AccumulateGrad
+            if runs:
+                if node._op is not None and node._post_hooks is None and not ANOMALY.enabled:
+                    outputs = run_op_node(node, grads)
+                else:
+                    outputs = _call(node, grads, create_graph, retain_graph)
+                if not retain_graph and node._saved:
+                    node.release_saved(call)
+                elif not retain_graph and type(node) is not AccumulateGrad and node._op is None:
+                    node.release_saved(call)
+        # Children are released even when this node got no gradient, so nothing downstream waits forever.
+        k = 0
+        for nxt, nr in node.next_functions:
+            if nxt is not None:
+                grad = outputs[k] if k < len(outputs) else None
+                if grad is not None:
+                    slots = buffers.get(nxt)
+                    if slots is None:
+                        buffers[nxt] = slots = [None] * (len(nxt._output_meta) or 1)
+                    prev = slots[nr]
+                    slots[nr] = grad if prev is None else prev + grad
+                remaining = deps[nxt] - 1
+                deps[nxt] = remaining
+                if remaining == 0:
+                    push(ready, (-nxt._sequence_nr, next(tie), nxt))
+            k += 1
     return captured
+
+
+def _capture(node, grads, capture_at, captured):
+    """Keep the gradient arriving at a requested input (autograd.grad, backward(inputs=))."""
+    for nr, i in capture_at[node]:
+        g = grads[nr]
+        if type(node) is AccumulateGrad:
+            g = _run_leaf_hooks(node.variable, g)
+        captured[i] = g if captured[i] is None or g is None else captured[i] + g
+    return grads
 
 
 def _add_to_buffer(buffers, node, nr, grad):
