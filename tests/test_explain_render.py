@@ -74,3 +74,16 @@ def test_import_is_light():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_graph_around_the_failure_can_be_drawn(tmp_path):
+    import os
+    from gradviz.render import dot
+    from _explain_shared import SAMPLES
+    d = diagnose_script(os.path.join(SAMPLES, "rnn_hidden_not_detached.py"))
+    assert d.graph_roots and "hidden" in d.graph_names
+    g = dot.make_dot(list(d.graph_roots), names=d.graph_names)
+    assert "TanhBackward0" in g.source
+    d2 = diagnose_script(os.path.join(SAMPLES, "saved_tensor_after_free.py"))
+    assert d2.graph_roots[0][0] is d2.failing_node
+    dot.make_dot(list(d2.graph_roots), names=d2.graph_names)

@@ -432,3 +432,88 @@ def test_missing_script(tmp_path):
     from gradviz.explain.runner import ScriptError
     with pytest.raises(ScriptError):
         diagnose_script(str(tmp_path / "nope.py"))
+
+
+# --------------------------------------------------------------------------- optional engine events
+# The scripts below call the listeners themselves, exactly as the engine would once it emits these
+# events: the diagnosis must use them.
+
+EMIT = """
+def emit(event, *args):
+    for listener in list(torch.autograd.graph.LISTENERS):
+        fn = getattr(listener, event, None)
+        if fn is not None:
+            fn(*args)
+"""
+
+
+def test_on_inplace_event_locates_an_inplace_op_the_source_scan_cannot_see(tmp_path):
+    d = diagnose(tmp_path, "import torch\n" + EMIT + """
+def corrupt(t):
+    t.add_(1)
+    emit("on_inplace", t, "add_", (__file__, 8), t._version)
+
+w = torch.randn(3, requires_grad=True)
+x = torch.randn(3)
+y = (w * x).sum()
+corrupt(x)
+y.backward()
+""")
+    assert d.id == "inplace_modified_input"
+    assert d.context["inplace_lines"] == [8]
+    assert d.context["inplace_lines_from"] == "seen by the engine"
+    assert "line 8" in d.cause
+
+
+def test_without_the_event_the_cause_says_the_op_was_not_located(tmp_path):
+    d = diagnose(tmp_path, """
+        import torch
+
+        def corrupt(t):
+            t.add_(1)
+
+        w = torch.randn(3, requires_grad=True)
+        x = torch.randn(3)
+        y = (w * x).sum()
+        corrupt(x)
+        y.backward()
+    """)
+    assert d.id == "inplace_modified_input"
+    assert d.context["inplace_lines"] == []
+    assert "could not locate" in d.cause
+
+
+def test_on_optimizer_step_event_gives_the_step_line(tmp_path):
+    d = diagnose(tmp_path, "import torch\n" + EMIT + """
+def update(o):
+    o.step()
+    emit("on_optimizer_step", o, (__file__, 8))
+
+lin = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Tanh(), torch.nn.Linear(2, 1))
+sgd = torch.optim.SGD(lin.parameters(), lr=0.1)
+out = lin(torch.randn(3, 2))
+out.sum().backward(retain_graph=True)
+update(sgd)
+out.pow(2).sum().backward()
+""")
+    assert d.id == "optimizer_step_between_backwards"
+    assert d.context["step_lines"] == [8]
+
+
+def test_on_grad_read_and_on_scalar_events_feed_the_lint(tmp_path):
+    from gradviz.explain import lint_script
+    p = tmp_path / "s.py"
+    p.write_text("import torch\n" + EMIT + """
+import warnings
+warnings.simplefilter("ignore")      # as `gradviz run` does: the engine's warnings are not seen
+x = torch.randn(3, requires_grad=True)
+h = x * 2
+h.sum().backward()
+print(h.grad)
+emit("on_grad_read", h, (__file__, 14))
+v = float(h.sum())
+emit("on_scalar", h.sum(), "float", (__file__, 16))
+""")
+    ws = lint_script(str(p))
+    assert [(w.id, w.line) for w in ws] == [("nonleaf_grad_access", 14),
+                                            ("scalar_conversion_requires_grad_warning", 16)]

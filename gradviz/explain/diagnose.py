@@ -29,6 +29,7 @@ class Diagnosis:
     explanation: Optional[Explanation] = None  # message mode's view of the same error
     failing_node: Any = None  # engine object, for --graph; never in the JSON
     graph_roots: tuple = ()  # (node, output_nr) edges around the failure, for --graph
+    graph_names: dict = field(default_factory=dict)  # {name: tensor} of the script, for --graph labels
 
     @property
     def known(self) -> bool:
@@ -912,9 +913,8 @@ def diagnose_script(path, argv=(), *, lint=True) -> Diagnosis:
         if result is not None:
             result[3]["diagnosis_error"] = f"{type(e).__name__}: {e}"
     node = ctx.get("node")
-    roots = ()
-    if node is not None:
-        roots = ((node, 0),)
+    roots = _graph_roots(facts, node, outcome)
+    names = _graph_names(facts)
     if result is None:
         return Diagnosis(id=None, candidates=explanation.candidates, title=explanation.title,
                          cause=f"Line {outcome.error_line}: {type(exc).__name__}: {message}. " + explanation.cause,
@@ -931,7 +931,36 @@ def diagnose_script(path, argv=(), *, lint=True) -> Diagnosis:
     cands = _others(family, chosen, ruled_out)
     return Diagnosis(id=chosen, candidates=cands, title=catalog.get(chosen).title, cause=" ".join(cause.split()),
                      fix=fix, context=context, error=error, warnings=[w.as_dict() for w in warnings_],
-                     stdout=outcome.stdout, explanation=explanation, failing_node=node, graph_roots=roots)
+                     stdout=outcome.stdout, explanation=explanation, failing_node=node, graph_roots=roots,
+                     graph_names=names)
+
+
+def _graph_roots(facts, node, outcome):
+    """Edges to draw for --graph: the roots of the failing backward pass (when the error came from
+    one), then the failing node itself if those roots do not reach it."""
+    from .probe import walk
+    roots = []
+    if _in_backward(outcome) and facts.probe.calls:
+        for ref, nr in facts.probe.calls[-1].roots:
+            n = ref()
+            if n is not None:
+                roots.append((n, nr))
+    if node is not None and node not in walk([n for n, _ in roots]):
+        roots.append((node, 0))
+    if not roots:
+        t = (getattr(outcome.exc, "gradviz_context", None) or {}).get("tensor")
+        if t is not None and getattr(t, "_grad_fn", None) is not None:
+            roots.append((t._grad_fn, t._output_nr))
+    return tuple(roots)
+
+
+def _graph_names(facts):
+    out = {}
+    for scope in reversed(facts.scopes()):
+        for name, v in list(scope.items()):
+            if not name.startswith("_") and _is_tensor(v):
+                out[name] = v
+    return out
 
 
 def _plain(x):

@@ -307,7 +307,7 @@ class _Validator:
             return "bool"
         if isinstance(v, int):
             if abs(v) > limits.MAX_INT_LITERAL:
-                raise self.refuse(node, f"integer literal too large (the limit is 2**64)", kind="limit")
+                raise self.refuse(node, "integer literal too large (the limit is 2**64)", kind="limit")
             return "number"
         if isinstance(v, float):
             return "number"
