@@ -416,3 +416,18 @@ def test_json_shape():
         assert set(d) == {"id", "candidates", "title", "cause", "fix", "context"}
         assert set(d["fix"]) == {"text", "before", "after"}
         json.dumps(d)
+
+
+def test_jupyter_context_lines_are_used_as_clues():
+    tb = ("RuntimeError                              Traceback (most recent call last)\n"
+          "Cell In[4], line 4\n"
+          "      1 w = torch.randn(3, requires_grad=True)\n"
+          "      2 with torch.no_grad():\n"
+          "      3     loss = (w * w).sum()\n"
+          "----> 4 loss.backward()\n\n"
+          "File ~/.venv/lib/python3.11/site-packages/torch/_tensor.py:522, in Tensor.backward(self, gradient)\n"
+          "    512     return handle_torch_function(\n"
+          "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n")
+    x = explain_message(tb)
+    assert x.id == "backward_in_no_grad"
+    assert x.context["failing_code"] == "loss.backward()"

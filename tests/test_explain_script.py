@@ -345,6 +345,7 @@ def test_loss_computed_in_a_no_grad_decorated_function(tmp_path):
         loss.backward()
     """)
     assert d.id == "backward_in_no_grad"
+    assert d.fix["before"] == "@torch.no_grad()\ndef forward(w):" and d.fix["after"] == "def forward(w):"
 
 
 def test_double_backward_without_create_graph(tmp_path):
@@ -517,3 +518,42 @@ emit("on_scalar", h.sum(), "float", (__file__, 16))
     ws = lint_script(str(p))
     assert [(w.id, w.line) for w in ws] == [("nonleaf_grad_access", 14),
                                             ("scalar_conversion_requires_grad_warning", 16)]
+
+
+def test_state_carried_in_an_attribute(tmp_path):
+    d = diagnose(tmp_path, """
+        import torch
+
+        class Tiny:
+            def __init__(self):
+                self.W = torch.randn(3, 3, requires_grad=True)
+                self.h = torch.zeros(3)
+
+            def step(self, x):
+                self.h = torch.tanh(self.W @ self.h + x)
+                return self.h.sum()
+
+        m = Tiny()
+        for i in range(3):
+            loss = m.step(torch.randn(3))
+            loss.backward()
+    """)
+    assert d.id == "rnn_hidden_not_detached"
+    assert d.context["carried"] == "self.h"
+    assert "self.h = self.h.detach()" in d.fix["after"]
+
+
+def test_the_minimal_runner_is_used_without_the_shared_one(tmp_path, monkeypatch):
+    import gradviz.explain.runner as runner
+    monkeypatch.setattr(runner, "_HAVE_SCRIPTING", False)
+    torch_before = sys.modules.get("torch")
+    d = diagnose(tmp_path, """
+        import torch
+        x = torch.randn(3, requires_grad=True)
+        y = x.exp()
+        y.sum().backward()
+        y.sum().backward()
+    """)
+    assert d.id == "backward_twice" and d.error["line"] == 5
+    assert sys.modules.get("torch") is torch_before
+    assert graph.LISTENERS == [] or all(type(x).__name__ != "Probe" for x in graph.LISTENERS)

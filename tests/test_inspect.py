@@ -393,3 +393,34 @@ def test_model_by_name_and_label_name():
     assert node.label_name == "CopySlices"
     acc = model.BackwardNode("n1", "torch::autograd::AccumulateGrad", "AccumulateGrad", None, 0, (), (), (), None)
     assert acc.label_name == "AccumulateGrad" and acc.is_accumulate
+
+
+def test_recorder_errors_never_reach_the_program():
+    def broken(phase, roots, call):
+        raise ValueError("callback bug")
+
+    with Recorder(on_backward=broken) as rec:
+        x = torch.ones(2, requires_grad=True)
+        L = (x * 3).sum()
+        rec._new_value = None  # sabotage: on_node now fails inside the recorder
+        y = x.exp()
+        L.backward()
+    assert x.grad is not None and y.shape == (2,)
+    assert rec.errors[0].startswith("on_node: TypeError") and "callback bug" in rec.errors[1]
+    s = snapshot(L, {id(L): "L"}, rec)
+    assert any("the recorder hit" in n for n in s.notes)
+
+
+def test_capture_snapshots_each_backward_as_it_returns():
+    ns = {"torch": torch}
+    src = SEED + "x = torch.ones(2, requires_grad=True)\nM = (x * 2).sum()\nM.backward()\n"
+    with Recorder(capture=lambda: names_of(ns), keep=2) as rec:
+        exec(compile(src, "seed.py", "exec"), ns)
+    (call1, first), (call2, second) = rec.captures
+    assert (call1.site, call2.site) == (("seed.py", 11), ("seed.py", 14))
+    assert first.roots[0].name == "L" and second.roots[0].name == "M"
+    assert all(x.freed for n in first.by_name("MulBackward0") for x in n.saved)
+    assert [o.name for o in second.ops] == ["mul", "sum"]
+    with Recorder(capture=lambda: names_of(ns)) as rec:
+        exec(compile(src, "seed.py", "exec"), ns)
+    assert [c.site[1] for c, _ in rec.captures] == [14]  # keep=1: the last call only

@@ -233,9 +233,9 @@ _e("inplace_modified_saved", "A tensor saved for backward was modified in place"
    """An op saved one of its tensors (here an output of another op) for its gradient formula, and later an
    in-place operation (mul_, +=, x[i] = ..., relu_(), ...) changed that tensor. Its version counter moved past the
    version recorded when it was saved, so backward stopped instead of using the changed values.""",
-   """Gradient formulas need the values as they were in the forward pass (sigmoid's derivative is y * (1 - y) of
-   the original y). Every in-place op bumps a tensor's version, and backward compares versions to catch exactly
-   this.""",
+   """Gradient formulas need the values as they were in the forward pass (sigmoid's gradient, for instance, is
+   computed from its own output). Every in-place op bumps a tensor's version, and backward compares versions to
+   catch exactly this.""",
    """Use the out-of-place form (y = y * 2 instead of y.mul_(2), x = x + 1 instead of x += 1,
    nn.ReLU(inplace=False)), or clone() the tensor before changing it.""",
    """y = x.sigmoid()

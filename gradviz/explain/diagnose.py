@@ -234,6 +234,17 @@ def _boundary(roots, mark):
     return out
 
 
+def _statement(code, pattern):
+    """The statement of a one-line ``a; b; c`` that matches ``pattern`` (the whole line otherwise)."""
+    if ";" not in code:
+        return code
+    parts = [p.strip() for p in code.split(";") if p.strip()]
+    for p in parts:
+        if re.search(pattern, p):
+            return p
+    return code
+
+
 def _carried_names(facts, new_node, old_node):
     """The variables that carry the old graph into the new one: bound and read on one line
     (``h = cell(x, h)``, ``h, c = cell(x, (h, c))``, ``out, state = lstm(x, state)``)."""
@@ -260,8 +271,6 @@ def _detach_line(facts, names, indent):
         v = facts.evaluate(n)
         if isinstance(v, (tuple, list)):
             parts.append(f"tuple(s.detach() for s in {n})")
-        elif v is None:
-            parts.append(f"None if {n} is None else tuple(s.detach() for s in {n})")
         else:
             parts.append(f"{n}.detach()")
     return f"{indent}{', '.join(names)} = {', '.join(parts)}"
@@ -475,10 +484,10 @@ def diagnose_version(facts, exc, ctx, engine_id):
                  + catalog.get("optimizer_step_between_backwards").why)
         before_lines = []
         if retained is not None and facts.line_of(retained.site):
-            before_lines.append(facts.src.line(facts.line_of(retained.site)))
+            before_lines.append(_statement(facts.src.line(facts.line_of(retained.site)), r"\.backward\("))
         if step_lines:
-            before_lines.append(facts.src.line(step_lines[0]))
-        before_lines.append(facts.src.line(facts.o.error_line))
+            before_lines.append(_statement(facts.src.line(step_lines[0]), r"\.step\("))
+        before_lines.append(_statement(facts.src.line(facts.o.error_line), r"\.backward\("))
         after_lines = []
         if len(before_lines) == 3:
             b0 = re.sub(r",?\s*retain_graph\s*=\s*True", "", before_lines[0]).replace("(, ", "(")
@@ -673,10 +682,18 @@ def diagnose_no_grad_fn(facts, exc, ctx):
         cause = (f"`{expr or 'the tensor'}` was computed from line {line} (`{code}`), which ran inside "
                  f"{where}, so autograd recorded nothing and it has no grad_fn. "
                  + catalog.get("backward_in_no_grad").why)
+        if where.startswith("@"):  # a decorated function: show the decorator going away
+            deco = facts.src.find_lines(re.escape(where))
+            d_line = deco[0] if deco else None
+            before = f"{facts.src.line(d_line)}\n{facts.src.line(d_line + 1)}" if d_line else ""
+            after = facts.src.line(d_line + 1) if d_line else ""
+        elif where.startswith("with "):  # a with-block inside a called function
+            before = after = ""
+        else:
+            before, after = indent_block(code, f"with {where}:"), code
         return "backward_in_no_grad", cause, _fix(
             f"Compute `{expr or 'the loss'}` outside {where}; keep the block for evaluation only.",
-            indent_block(code, f"with {where.lstrip('@')}:") if not where.startswith("@") else code,
-            code), context, {
+            before, after), context, {
             "backward_no_grad_fn": f"the inputs may require grad, but {where} was active",
             "double_backward_no_create_graph": "the tensor is not a gradient"}
 
@@ -828,6 +845,44 @@ def _generic(facts, exc, eid, ctx):
         return eid, f"Line {line} (`{code}`): {cause_extra} {e.cause}", _fix(e.fix, before, after), context, {
             ("backward_nonscalar" if in_grad else "grad_nonscalar_no_grad_outputs"):
                 ("the call is torch.autograd.grad" if in_grad else "the call is .backward()")}
+    if eid == "mm_shape_mismatch":
+        facts_msg = explain_message(str(exc)).context
+        mat1, mat2 = facts_msg.get("mat1"), facts_msg.get("mat2")
+        extra = ""
+        if mat1 and mat2:
+            context.update({"mat1": mat1, "mat2": mat2})
+            extra = f"The product was ({mat1[0]}x{mat1[1]}) @ ({mat2[0]}x{mat2[1]}): {mat1[1]} != {mat2[0]}."
+            from .source import names_in
+            for n in names_in(code):
+                mod = facts.evaluate(n)
+                in_f = getattr(mod, "in_features", None)
+                if isinstance(in_f, int) and in_f == mat2[0] and mat1[1] != in_f:
+                    al = facts.src.last_assignment(n, line)
+                    decl = facts.src.line(al) if al else ""
+                    context.update({"layer": n, "in_features": in_f, "input_features": mat1[1]})
+                    extra = (f"`{n}` is an nn.Linear with in_features={in_f}, but the input reaching it has "
+                             f"{mat1[1]} features in its last dimension.")
+                    if decl:
+                        new = re.sub(rf"Linear\(\s*(in_features\s*=\s*)?{in_f}\b", rf"Linear(\g<1>{mat1[1]}", decl, 1)
+                        if new != decl:
+                            before, after = decl, new
+                    break
+            else:
+                m = re.search(r"(\w[\w.]*)\s*@\s*(\w[\w.]*)", code)
+                mm = re.search(r"\b(mm|matmul)\(\s*(\w[\w.]*)\s*,\s*(\w[\w.]*)\s*\)", code)
+                if m and mat1[1] == mat2[1]:
+                    after = code.replace(m.group(0), f"{m.group(1)} @ {m.group(2)}.T", 1)
+                elif mm and mat1[1] == mat2[1]:
+                    after = code.replace(mm.group(0), f"{mm.group(1)}({mm.group(2)}, {mm.group(3)}.T)", 1)
+        cause = f"Line {line} (`{code}`): {extra} {e.cause}" if code else e.cause
+        return eid, cause, _fix(e.fix, before, after), context, {}
+    if eid == "broadcast_mismatch":
+        f = explain_message(str(exc)).context
+        if "size_a" in f:
+            context.update({k: f[k] for k in ("size_a", "size_b", "dim")})
+            cause = (f"Line {line} (`{code}`): the operands have {f['size_a']} and {f['size_b']} elements in "
+                     f"dimension {f['dim']}. {e.cause}")
+            return eid, cause, _fix(e.fix, code, ""), context, {}
     if eid in ("inplace_leaf", "inplace_view_of_leaf"):
         after = indent_block(code, "with torch.no_grad():")
     elif eid == "numpy_requires_grad":

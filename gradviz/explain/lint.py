@@ -212,12 +212,19 @@ def _scalar_conversion(facts, file, line, code):
 
 def _scalars_in_graph(facts):
     """``x.item()`` / ``float(x)`` of a tensor requiring grad, used as an operand of arithmetic whose result
-    is a tensor in the graph: that operand is a constant there, not a differentiable value."""
+    is a tensor in the graph: that operand is a constant there, not a differentiable value.  Also plain
+    ``float(name)`` of a tensor that requires grad, in case the engine warns only once per process."""
     out = []
     tree = facts.src.tree
     if tree is None:
         return out
     warned_lines = {cw.lineno for cw in facts.o.warnings if cw.filename == facts.code_path}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int") \
+                and len(node.args) == 1 and not node.keywords and node.lineno not in warned_lines:
+            t = facts.evaluate(ast.unparse(node.args[0]))
+            if getattr(t, "_requires_grad", False) and getattr(t, "_data", None) is not None and t._data.size == 1:
+                out.append(_scalar_conversion(facts, None, node.lineno, facts.src.line(node.lineno)))
     for node in ast.walk(tree):
         if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.BinOp):
             continue

@@ -258,6 +258,8 @@ RULES = [
     Rule(r"attempting to assign a gradient of size '\[(?P<grad_shape>[^\]]*)\]' to a tensor of size "
          r"'\[(?P<shape>[^\]]*)\]'", ["grad_assign_wrong_shape"], _g(grad_shape=_shape, shape=_shape)),
     Rule(r"assigned grad has data of a different size", ["grad_assign_wrong_shape"]),
+    Rule(r"attempting to assign a gradient with dtype '(?P<grad_dtype>[^']*)' to a tensor with (?:grad_)?dtype "
+         r"'(?P<dtype>[^']*)'", ["grad_assign_wrong_shape"], _g(grad_dtype=str, dtype=str)),
     Rule(r"the derivative for '(?P<what>[^']+)' is not implemented", ["derivative_not_implemented"], _g(what=str)),
     Rule(r"derivative for (?P<what>(?:aten::)?[\w.]+) is not implemented", ["derivative_not_implemented"],
          _g(what=str)),
@@ -281,6 +283,8 @@ _ERR_LINE = re.compile(r"^[\s`>*#|]*(?:[\w.]+\.)?(?P<type>[A-Z]\w*(?:Error|Excep
 _WARN_LINE = re.compile(r"^.*?:\d+: (?P<type>\w*Warning): (?P<msg>.*)$")
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _IPY_ARROW = re.compile(r"^-*>\s*(?P<line>\d+)\s(?P<code>.*)$")
+_IPY_CELL = re.compile(r"^(?:Cell In\s*\[\d*\]|Input In \[\d*\]|<ipython-input-|File [^\n]*ipykernel)")
+_IPY_CONTEXT = re.compile(r"^\s+\d+\s(?P<code>.*)$")
 _SECTION = re.compile(r"^(Traceback \(most recent call last\)|During handling of the above exception|"
                       r"The above exception was the direct cause|\s*File \"|In \[\d+\]:|>>> |Cell In\[)")
 _LIBRARY = re.compile(r"site-packages|dist-packages|[/\\]torch[/\\]|[/\\]gradviz[/\\]torch[/\\]|<frozen ")
@@ -308,16 +312,29 @@ def extract(text: str) -> list:
     source_lines = []
     failing = None
     pending_frame = None  # file of the frame whose code line comes next
+    in_cell = False  # inside an IPython frame: numbered context lines are code
     for i, line in enumerate(lines):
+        if _IPY_CELL.search(line):
+            in_cell = True
+            continue
+        if line.startswith("File "):  # IPython's library frames: "File ~/.../torch/_tensor.py:522, in ..."
+            in_cell = False
+            continue
         fm = _FRAME.match(line)
         if fm:
             pending_frame = fm.group("file")
+            in_cell = False
             continue
         am = _IPY_ARROW.match(line.strip())
         if am:
             source_lines.append(am.group("code").strip())
             failing = am.group("code").strip()
             continue
+        if in_cell:
+            cm = _IPY_CONTEXT.match(line)
+            if cm:
+                source_lines.append(cm.group("code").strip())
+                continue
         if pending_frame is not None:
             code = line.strip()
             if code and not set(code) <= set("^~ "):

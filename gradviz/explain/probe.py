@@ -217,7 +217,10 @@ class Probe:
     # -- lint: saved tensors changed behind autograd's back ----------------------------------
     def _snapshot_saved(self, node):
         if self._snap_bytes > SNAPSHOT_BUDGET:
-            return
+            # graphs die as training goes on: count what is still alive before giving up
+            self._snap_bytes = sum(c.nbytes for entries in list(self._snap.values()) for _, _, c in entries)
+            if self._snap_bytes > SNAPSHOT_BUDGET:
+                return
         try:
             items = node.saved_items()
         except Exception:  # noqa: BLE001

@@ -201,7 +201,14 @@ def run_until_error(path, argv=(), *, probe=None, stop_at_error=True) -> RunOutc
     code_path = os.path.abspath(path)
     probe = probe if probe is not None else Probe()
     out = RunOutcome(path=path, code_path=code_path, source=src, probe=probe)
-    session = _scripting._session(path, argv, ENGINE, 0) if _HAVE_SCRIPTING else _minimal_session(path, argv)
+    session = None
+    if _HAVE_SCRIPTING:
+        try:
+            session = _scripting._session(path, argv, ENGINE, 0)
+        except TypeError:  # the shared runner changed its signature: use ours
+            session = None
+    if session is None:
+        session = _minimal_session(path, argv)
     buf = io.StringIO()
     with session as (engine, nn, ns):
         from gradviz.torch.autograd import graph

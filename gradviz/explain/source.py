@@ -150,6 +150,8 @@ def strip_comment(line):
 def target_names(t):
     if isinstance(t, ast.Name):
         return [t.id]
+    if isinstance(t, ast.Attribute):
+        return [ast.unparse(t)]
     if isinstance(t, (ast.Tuple, ast.List)):
         out = []
         for e in t.elts:
@@ -181,6 +183,7 @@ def assign_parts(code):
     for t in st.targets:
         targets.extend(target_names(t))
     values = [n.id for n in ast.walk(st.value) if isinstance(n, ast.Name)]
+    values += [ast.unparse(n) for n in ast.walk(st.value) if isinstance(n, ast.Attribute)]
     return targets, values
 
 

@@ -31,6 +31,8 @@ def atom(text):
 def build(op_name, operands, params=None, output_nr=None):
     """(text, precedence) of ``op_name`` applied to operands [(text, precedence)]."""
     base = op_name[:-1] if op_name.endswith("_") and not op_name.endswith("__") else op_name
+    if base == "rsub" and len(operands) == 2:  # other - self
+        base, operands = "sub", [operands[1], operands[0]]
     text, prec = _build(base, operands, params or {})
     if len(text) > MAX_LEN:
         short = [(t if len(t) <= MAX_LEN // 3 else "…", p if len(t) <= MAX_LEN // 3 else ATOM)
@@ -51,8 +53,6 @@ def _build(op, operands, params):
         if alpha not in (1, None) and op in ("add", "sub"):
             right = (f"{alpha}*{_wrap(*right, PRODUCT)}", PRODUCT)
         return _wrap(*left, prec) + symbol + _wrap(*right, prec if assoc else prec - 1), prec
-    if op == "rsub" and len(operands) == 2:
-        return build("sub", [operands[1], operands[0]], params)
     if op == "neg" and len(operands) == 1:
         return "-" + _wrap(*operands[0], UNARY), UNARY
     if op == "pow" and len(operands) == 1 and "exponent" in params:

@@ -82,10 +82,22 @@ class Recorder:
 
     on_backward: optional ``fn(phase, roots, call)`` called on every backward event
     ('start' / 'end'), e.g. to take a snapshot right after buffers were freed.
+    capture: optional ``fn() -> names`` ({id(tensor): name}); when given, the graph of
+    every backward / autograd.grad call is snapshotted as the call returns (its buffers
+    freed), and the last ``keep`` of them are kept in ``captures`` as
+    (BackwardCallInfo, GraphSnapshot) pairs.
+
+    Watching must never break the program watched: an exception inside the recorder
+    (or the callback) is kept in ``errors`` instead of reaching the engine.
     """
 
-    def __init__(self, on_backward=None):
+    MAX_ERRORS = 20
+
+    def __init__(self, on_backward=None, capture=None, keep=1):
         self.callback = on_backward
+        self.capture = capture
+        self.keep = keep
+        self.captures = []
         self._ops = {}  # serial -> OpRec, in execution order
         self._values = {}  # serial -> ValueRec
         self._tensors = {}  # id(tensor) -> ValueRec, its latest value (checked via .ref)
@@ -97,6 +109,7 @@ class Recorder:
         self._in_backward = 0
         self._backward_calls = []  # (BackwardCallInfo, ((weakref(node), nr), ...))
         self._listeners = None
+        self.errors = []  # repr() of exceptions caught in on_node / on_backward
 
     # -- context manager -----------------------------------------------------------
     def __enter__(self):
@@ -120,6 +133,22 @@ class Recorder:
 
     # -- engine events -------------------------------------------------------------
     def on_node(self, node, inputs, outputs):
+        try:
+            self._on_node(node, inputs, outputs)
+        except Exception as e:  # noqa: BLE001 - see the class docstring
+            self._error("on_node", e)
+
+    def on_backward(self, phase, roots, call):
+        try:
+            self._on_backward(phase, roots, call)
+        except Exception as e:  # noqa: BLE001
+            self._error("on_backward", e)
+
+    def _error(self, where, e):
+        if len(self.errors) < self.MAX_ERRORS:
+            self.errors.append(f"{where}: {type(e).__name__}: {e}")
+
+    def _on_node(self, node, inputs, outputs):
         if self._dead:
             self._prune()
         node_type = type(node).__name__
@@ -161,7 +190,7 @@ class Recorder:
         if copy_of is not None:
             self._fold_copy_slices(copy_of, op)
 
-    def on_backward(self, phase, roots, call):
+    def _on_backward(self, phase, roots, call):
         if phase == "start":
             self._in_backward += 1
             info = BackwardCallInfo(call.index, call.kind, call.site)
@@ -169,6 +198,11 @@ class Recorder:
             self._backward_calls.append((info, edges))
         else:
             self._in_backward = max(0, self._in_backward - 1)
+            if self.capture is not None:
+                from .snapshot import snapshot
+                snap = snapshot([(n, nr) for n, nr in roots if n is not None], self.capture(), self)
+                self.captures.append((BackwardCallInfo(call.index, call.kind, call.site), snap))
+                del self.captures[:-self.keep or None]
         if self.callback is not None:
             self.callback(phase, roots, call)
 
@@ -186,6 +220,9 @@ class Recorder:
 
     def value(self, serial):
         return self._values.get(serial)
+
+    def op(self, serial):
+        return self._ops.get(serial)
 
     def ops(self):
         if self._dead:

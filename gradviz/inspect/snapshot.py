@@ -49,6 +49,8 @@ def _snapshot(roots, names, recorder):
     notes = []
     if recorder is not None and forward is not None and not forward.ops and nodes:
         notes.append("the forward pass of these roots was not recorded")
+    if recorder is not None and recorder.errors:
+        notes.append(f"the recorder hit {len(recorder.errors)} error(s); first: {recorder.errors[0]}")
     return GraphSnapshot(
         roots=root_infos,
         nodes=nodes,
@@ -105,7 +107,7 @@ def _normalize_names(names):
     for key, value in names.items():
         if isinstance(key, int):
             out[key] = str(value)
-        elif isinstance(key, str):
+        elif isinstance(key, str) and _is_tensor(value):
             out[id(value)] = key  # {name: tensor}; the caller keeps the tensor alive
     return out
 
@@ -362,7 +364,7 @@ class _Forward:
         if t is not None and self.recorder.value_of(t) is rec:
             grad = grad_info(t)
         node_id = None
-        op = self.recorder._ops.get(rec.producer) if rec.producer is not None else None
+        op = self.recorder.op(rec.producer) if rec.producer is not None else None
         node = op.node_ref() if op is not None else None
         if node is not None and id(node) in self.index:
             node_id = self.index[id(node)]
@@ -418,8 +420,7 @@ def grad_info(t):
         return None
     data = g._data
     with np.errstate(all="ignore"):
-        finite = data.astype(np.float64, copy=False) if data.dtype.kind in "fiub" else np.abs(data)
-        norm = float(np.sqrt(np.sum(np.square(finite)))) if data.size else 0.0
+        norm = float(np.linalg.norm(data.ravel())) if data.size else 0.0
     has_nan = bool(np.isnan(data).any()) if data.dtype.kind in "fc" else False
     return GradInfo(tuple(data.shape), dtype_name(data.dtype), norm, has_nan)
 

@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import textwrap
 from dataclasses import dataclass
 from typing import Optional
 
@@ -60,7 +61,7 @@ class ImageTooLarge(RenderError):
 class RenderResult:
     path: str
     format: str
-    width: Optional[int] = None  # pixels at 96 dpi, for rendered formats
+    width: Optional[int] = None  # pixels: the PNG's own, else the layout's size at 96 dpi
     height: Optional[int] = None
     notes: tuple = ()  # e.g. what was collapsed
 
@@ -95,10 +96,12 @@ class Graph:
     max_nodes: box budget before collapsing (None or 0: never collapse).
     show_saved: draw saved tensors; show_attrs: list saved options (dim, alpha...) in
     node labels; show_sites: file:line in labels; legend: draw the legend.
+    title: the picture's first line; notes: more lines under it, e.g. the error a second
+    backward raised (long lines are wrapped).
     """
 
     def __init__(self, snap, view="both", max_nodes=DEFAULT_MAX_NODES, *, show_saved=True, show_attrs=False,
-                 show_sites=True, legend=True, title=None):
+                 show_sites=True, legend=True, title=None, notes=()):
         if view not in VIEWS:
             raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
         if view == "forward" and not snap.has_forward:
@@ -106,7 +109,7 @@ class Graph:
         self.snapshot = snap
         self.view = view
         self.max_nodes = max_nodes
-        builder = _Builder(snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title)
+        builder = _Builder(snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title, notes)
         with collapse.gc_paused():
             self.source = builder.build()
         self.notes = tuple(builder.notes)
@@ -144,10 +147,12 @@ class Graph:
 # --------------------------------------------------------------------------- building
 
 
-def _label(*lines):
-    """A DOT label: lines joined by Graphviz's \\n, backslashes kept literal, never HTML."""
+def _label(*lines, end="\\n"):
+    """A DOT label: lines joined by Graphviz's \\n (centred) or \\l (left-aligned),
+    backslashes kept literal, never read as HTML."""
     import graphviz
-    return graphviz.nohtml("\\n".join(str(x).replace("\\", "\\\\") for x in lines if x))
+    text = end.join(str(x).replace("\\", "\\\\") for x in lines if x)
+    return graphviz.nohtml(text + end if end == "\\l" else text)
 
 
 def _shape(shape):
@@ -172,8 +177,9 @@ def _call(call):
 
 
 class _Builder:
-    def __init__(self, snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title):
+    def __init__(self, snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title, notes):
         self.snap = snap
+        self.extra = [notes] if isinstance(notes, str) else list(notes)
         self.show_saved, self.show_attrs, self.show_sites = show_saved, show_attrs, show_sites
         self.legend, self.title = legend, title
         self.forward = view in ("both", "forward") and snap.has_forward
@@ -201,14 +207,15 @@ class _Builder:
                 self._backward(c, bw_budget)
         if self.legend and self.used:
             self._legend(g)
-        g.attr("graph", label=_label(*self._title_lines()), labelloc="t", labeljust="l")
+        g.attr("graph", label=_label(*self._title_lines(), end="\\l"), labelloc="t", labeljust="l")
         return g.source
 
     def _title_lines(self):
         s = self.snap
         roots = ", ".join(r.name or "?" for r in s.roots) or "?"
         lines = [self.title or f"gradviz: graph of {roots}"]
-        lines += list(s.notes) + self.notes
+        for note in self.extra + list(s.notes) + self.notes:
+            lines += textwrap.wrap(note, 110, break_on_hyphens=False) or [""]
         return lines
 
     def _budgets(self):
@@ -456,8 +463,9 @@ def _count_lines(grp, total, skip=None):
 
 def _collapse_note(which, plan, count, noun, counted=lambda m: True):
     members = sum(1 for g in plan.groups for m in g.members if counted(m))
-    return (f"{which}: {members:,} of {count:,} {noun} collapsed into {len(plan.groups)} summary "
-            f"node{'s' if len(plan.groups) != 1 else ''} (budget {plan.budget} boxes; raise --max-nodes to see more)")
+    n = len(plan.groups)
+    return (f"{which}: {members:,} of {count:,} {noun} collapsed into {n} summary node{'s' if n != 1 else ''} "
+            f"to stay within {plan.budget} boxes (--max-nodes)")
 
 
 # --------------------------------------------------------------------------- writing
@@ -500,6 +508,8 @@ def _draw(source, fmt, max_pixels, timeout):
     data = _run([neato, "-n2", f"-T{fmt}"], laid_out, timeout, f"draw the {fmt.upper()}")
     if not _looks_like(fmt, data):
         raise RenderError(f"Graphviz produced no valid {fmt.upper()} ({len(data)} bytes)")
+    if fmt == "png":  # report what was drawn (the layout's box is an estimate)
+        width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     return data, width, height
 
 

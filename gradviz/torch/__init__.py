@@ -21,7 +21,9 @@ from ._functions import (  # noqa: F401
     log2, log10, erf, round, square, atan2, arctan2, nan_to_num, norm, var, std, prod, cumsum, logsumexp, amax, amin,
     split, chunk, tensor_split, cat, concat, concatenate, stack, flip, roll, tril, triu,
     index_select, movedim, moveaxis, fmod, square, argsort, sort, topk, outer, trace, lerp, addcmul, addcdiv, vector_norm,
+    cumprod, clamp_min, clamp_max, softmax, log_softmax,
 )
+from ._dtypes import promote_types  # noqa: F401
 from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)

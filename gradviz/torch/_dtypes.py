@@ -91,11 +91,25 @@ def scalar_dtype(value):
     return DEFAULTS.float_dtype
 
 
+def promote_types(a, b):
+    """torch.promote_types: across categories the higher category's dtype wins as it is
+    (float32 with int64 stays float32), except that a complex type widens to hold a float64;
+    within a category numpy's rule (the wider type) agrees with PyTorch's."""
+    if a is b:
+        return a
+    cat_a, cat_b = _category(a), _category(b)
+    if cat_a == cat_b or (min(cat_a, cat_b) == 2 and max(cat_a, cat_b) == 3):
+        return FROM_NUMPY[np.promote_types(a.np, b.np)]
+    return a if cat_a > cat_b else b
+
+
 def result_type(operands):
     """PyTorch's promotion: dimensioned tensors outrank 0-dim tensors, which outrank Python
     numbers; a lower tier only matters when it brings a higher category (bool < int < float)."""
     tiers = ([], [], [])
     for op in operands:
+        if op is None:  # an absent optional operand (clamp without max)
+            continue
         if isinstance(op, np.ndarray):
             tiers[0 if op.ndim else 1].append(FROM_NUMPY[op.dtype])
         else:
@@ -115,7 +129,7 @@ def result_type(operands):
             continue
         promoted = tier[0]
         for d in tier[1:]:
-            promoted = FROM_NUMPY[np.promote_types(promoted.np, d.np)]
+            promoted = promote_types(promoted, d)
         if best is None:
             best = promoted
         elif _category(promoted) > _category(best):

@@ -24,6 +24,11 @@ SCALAR_CONVERSION_WARNING = (
 COPY_CONSTRUCT_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
     "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+SEQUENCE_INDEX_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; use "
+    "x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+    "which will result either in an error or a different result (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:349.)")
 
 
 def _tag(exc, error_id, **context):
@@ -272,3 +277,90 @@ def grad_assign_dtype(grad_type, tensor_type):
         "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. "
         "Diverging the dtypes of a tensor and its gradient may break downstream systems that assume they match."),
         "grad_assign_wrong_shape")
+
+
+def masked_fill_mask_dtype(c_type_name):
+    return RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {c_type_name}")
+
+
+def masked_fill_value_dim(ndim):
+    return RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {ndim} "
+                        "dimension(s).")
+
+
+def result_type_cast(result_word, out_word):
+    return RuntimeError(f"result type {result_word} can't be cast to the desired output type {out_word}")
+
+
+def out_resized_warning(old_shape, new_shape):
+    return (f"An output with one or more elements was resized since it had shape [{', '.join(map(str, old_shape))}], "
+            f"which does not match the required output shape [{', '.join(map(str, new_shape))}]. This behavior is "
+            "deprecated, and in a future PyTorch release outputs will not be resized unless they have zero elements. "
+            "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0). "
+            "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)")
+
+
+def mv_dims(mat_ndim, vec_ndim):
+    return RuntimeError(f"vector + matrix @ vector expected, got 1, {mat_ndim}, {vec_ndim}")
+
+
+def addmv_dtypes(result_word, mat_word, vec_word):
+    return RuntimeError(f"addmv input tensors must have the same dtype, but got {result_word}, {mat_word}, and "
+                        f"{vec_word}")
+
+
+def dot_dims(ndim_a, ndim_b):
+    return RuntimeError(f"1D tensors expected, but got {ndim_a}D and {ndim_b}D tensors")
+
+
+def dot_dtypes(word_a, word_b):
+    return RuntimeError(f"dot : expected both vectors to have same dtype, but found {word_a} and {word_b}")
+
+
+def bmm_not_3d(name):
+    return RuntimeError(f"{name} must be a 3D tensor")
+
+
+def bmm_batch2_size(expected, got):
+    return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{expected[0]}, {expected[1]}] "
+                        f"but got: [{got[0]}, {got[1]}].")
+
+
+def scalar_type_mismatch(expected_word, found_word):
+    return RuntimeError(f"expected scalar type {expected_word} but found {found_word}")
+
+
+def not_a_matrix(name, ndim):
+    return RuntimeError(f"{name} must be a matrix, got {ndim}-D tensor")
+
+
+def same_dtype(name_a, name_b, word_a, word_b):
+    return RuntimeError(f"{name_a} and {name_b} must have the same dtype, but got {word_a} and {word_b}")
+
+
+def expand_size(size, existing, dim, target, sizes):
+    return RuntimeError(f"The expanded size of the tensor ({size}) must match the existing size ({existing}) at "
+                        f"non-singleton dimension {dim}.  Target sizes: [{', '.join(map(str, target))}].  Tensor "
+                        f"sizes: [{', '.join(map(str, sizes))}]")
+
+
+def expand_leading_minus_one(dim):
+    return RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {dim}")
+
+
+def index_dtype():
+    return IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+def index_mask_shape(mask_shape, mask_dim, shape, dim):
+    return IndexError(f"The shape of the mask [{', '.join(map(str, mask_shape))}] at index {mask_dim} does not match "
+                      f"the shape of the indexed tensor [{', '.join(map(str, shape))}] at index {dim}")
+
+
+def index_out_of_bounds(index, position, size):
+    return IndexError(f"index {index} is out of bounds for dimension {position} with size {size}")
+
+
+def index_broadcast(shapes):
+    listed = ", ".join("[" + ", ".join(map(str, s)) + "]" for s in shapes)
+    return IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {listed}")

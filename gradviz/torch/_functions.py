@@ -3,6 +3,7 @@ the op table (``_ops``) through ``autograd.graph.apply``. Tensor methods are the
 functions with the tensor first (see TENSOR_METHODS)."""
 import builtins
 import copy as _copy
+import functools
 import numbers
 
 import numpy as np
@@ -66,6 +67,16 @@ def _dims(dim, ndim):
     if isinstance(dim, (list, tuple)):
         return tuple(sorted(wrap_dim(d, ndim) for d in dim))
     return (wrap_dim(dim, ndim),)
+
+
+def _sizes_or_keyword(sizes, keyword, name):
+    """Sizes given positionally (``x.view(2, 3)``) or as PyTorch's keyword (``size=(2, 3)``)."""
+    if keyword:
+        unexpected = [k for k in keyword if k != name]
+        if unexpected or sizes:
+            raise TypeError(f"got an unexpected keyword argument '{(unexpected or [name])[0]}'")
+        return (keyword[name],)
+    return sizes
 
 
 def _shape_args(size):
@@ -398,13 +409,15 @@ def as_tensor_like(x, like):
 
 def add(input, other, *, alpha=1, out=None):
     if out is not None:
-        return _out_variant("add", out, add(input, other, alpha=alpha))
+        return _out_variant("add", out, (input, other), lambda: add(input, other, alpha=alpha))
     if _is_number(input):
         input, other = other, input
     return apply(_ops.add, (input, _other(other)), {"alpha": alpha})
 
 
 def sub(input, other, *, alpha=1, out=None):
+    if out is not None:
+        return _out_variant("sub", out, (input, other), lambda: sub(input, other, alpha=alpha))
     return apply(_ops.sub, (input, _other(other)), {"alpha": alpha})
 
 
@@ -418,6 +431,8 @@ def rsub(input, other, *, alpha=1):
 
 
 def mul(input, other, *, out=None):
+    if out is not None:
+        return _out_variant("mul", out, (input, other), lambda: mul(input, other))
     if _is_number(input):
         input, other = other, input
     return apply(_ops.mul, (input, _other(other)), {})
@@ -427,6 +442,8 @@ multiply = mul
 
 
 def div(input, other, *, rounding_mode=None, out=None):
+    if out is not None:
+        return _out_variant("div", out, (input, other), lambda: div(input, other, rounding_mode=rounding_mode))
     if rounding_mode is not None:
         return _rounded_div(input, other, rounding_mode)
     return apply(_ops.div, (input, _other(other)), {})
@@ -573,10 +590,29 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, _tensor.Tensor) or isinstance(max, _tensor.Tensor):
+        bounds = [b if b is None or isinstance(b, _tensor.Tensor) else scalar_tensor(b, input.dtype) for b in (min, max)]
+        return apply(_ops.clamp_tensor, (input, *bounds), {})
     return apply(_ops.clamp, (input,), {"min": min, "max": max})
 
 
 clip = clamp
+
+
+def clamp_min(input, min):
+    if isinstance(min, _tensor.Tensor):
+        return apply(_ops.clamp_min_tensor, (input, min), {})
+    return apply(_ops.clamp_min, (input,), {"min": min})
+
+
+def clamp_max(input, max):
+    if isinstance(max, _tensor.Tensor):
+        return apply(_ops.clamp_max_tensor, (input, max), {})
+    return apply(_ops.clamp_max, (input,), {"max": max})
+
+
+def _data_of(x):
+    return x._data if isinstance(x, _tensor.Tensor) else x
 
 
 def clamp_mask(t, lo, hi):
@@ -584,14 +620,32 @@ def clamp_mask(t, lo, hi):
     data = t._data
     mask = np.ones(data.shape, dtype=np.bool_)
     if lo is not None:
-        mask &= data >= lo
+        mask = mask & (data >= _data_of(lo))
     if hi is not None:
-        mask &= data <= hi
+        mask = mask & (data <= _data_of(hi))
     return _new_leaf(mask)
 
 
-def threshold_backward(grad, result):
-    return where(_new_leaf(result._data > 0), grad, 0.0)
+def clamp_min_taken(t, lo, hi):
+    """Where a tensor lower bound was clamp's value (PyTorch: not where it lost to max)."""
+    data, lo = t._data, _data_of(lo)
+    mask = data < lo
+    if hi is not None:
+        mask = mask & (lo < _data_of(hi))
+    return _new_leaf(np.asarray(mask))
+
+
+def clamp_max_taken(t, lo, hi):
+    """Where a tensor upper bound was clamp's value (including every place where max < min)."""
+    data, hi = t._data, _data_of(hi)
+    mask = data > hi
+    if lo is not None:
+        mask = mask | (hi < _data_of(lo))
+    return _new_leaf(np.asarray(mask))
+
+
+def threshold_backward(grad, self, threshold):
+    return apply(_ops.threshold_backward, (grad, self), {"threshold": threshold})
 
 
 def tensor_where(self, condition, y):
@@ -694,6 +748,8 @@ def detach(input):
 # =======================================================================================
 # linear algebra
 def mm(input, mat2, *, out=None):
+    if out is not None:
+        return _out_variant("mm", out, (input, mat2), lambda: mm(input, mat2))
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
@@ -713,14 +769,27 @@ def _check_same_dtype(a, b, what):
                            f"{_C_TYPE_NAMES[b.dtype.name]}")
 
 
-def mv(input, vec):
+def mv(input, vec, *, out=None):
+    if out is not None:
+        return _out_variant("mv", out, (input, vec), lambda: mv(input, vec))
+    if input._data.ndim != 2 or vec._data.ndim != 1:
+        raise _errors.mv_dims(input._data.ndim, vec._data.ndim)
+    if input._data.dtype != vec._data.dtype:
+        result = _dtypes.promote_types(input.dtype, vec.dtype)
+        raise _errors.addmv_dtypes(*(_dtype_word(d) for d in (result, input.dtype, vec.dtype)))
     if input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._data.shape[0]}), mat ({input._data.shape[0]}x"
                            f"{input._data.shape[1]}), vec ({vec._data.shape[0]})")
     return apply(_ops.mv, (input, vec), {})
 
 
-def dot(input, tensor):
+def dot(input, tensor, *, out=None):
+    if out is not None:
+        return _out_variant("dot", out, (input, tensor), lambda: dot(input, tensor))
+    if input._data.ndim != 1 or tensor._data.ndim != 1:
+        raise _errors.dot_dims(input._data.ndim, tensor._data.ndim)
+    if input._data.dtype != tensor._data.dtype:
+        raise _errors.dot_dtypes(_dtype_word(input.dtype), _dtype_word(tensor.dtype))
     if input._data.shape != tensor._data.shape:
         raise RuntimeError("inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of "
                            "elements, but got {} and {} elements respectively".format(
@@ -728,17 +797,39 @@ def dot(input, tensor):
     return apply(_ops.dot, (input, tensor), {})
 
 
-def bmm(input, mat2):
+def bmm(input, mat2, *, out=None):
+    if out is not None:
+        return _out_variant("bmm", out, (input, mat2), lambda: bmm(input, mat2))
+    for name, t in (("batch1", input), ("batch2", mat2)):
+        if t._data.ndim != 3:
+            raise _errors.bmm_not_3d(name)
+    batch, n, k = input._data.shape
+    if mat2._data.shape[:2] != (batch, k):
+        raise _errors.bmm_batch2_size((batch, k), mat2._data.shape[:2])
+    if input._data.dtype != mat2._data.dtype:
+        raise _errors.scalar_type_mismatch(_dtype_word(input.dtype), _dtype_word(mat2.dtype))
     return apply(_ops.bmm, (input, mat2), {})
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if out is not None:
+        return _out_variant("addmm", out, (input, mat1, mat2), lambda: addmm(input, mat1, mat2, beta=beta, alpha=alpha))
+    for name, t in (("mat1", mat1), ("mat2", mat2)):
+        if t._data.ndim != 2:
+            raise _errors.not_a_matrix(name, t._data.ndim)
     K.check_mm(mat1._data, mat2._data)
+    if mat1._data.dtype != mat2._data.dtype:
+        raise _errors.same_dtype("self", "mat2", _dtype_word(mat1.dtype), _dtype_word(mat2.dtype))
+    _check_expand(input._data.shape, (mat1._data.shape[0], mat2._data.shape[1]))
     return apply(_ops.addmm, (input, mat1, mat2), {"beta": beta, "alpha": alpha})
 
 
-def matmul(input, other):
-    """PyTorch's decomposition of matmul into dot / mv / mm / bmm and views."""
+def matmul(input, other, *, out=None):
+    """PyTorch's _matmul_impl: dot / mv / mm for 1-D and 2-D operands; a 3-D+ operand against
+    a 1-D or 2-D one is folded into one mm or mv when PyTorch folds it (see _should_fold);
+    everything else is expanded to a common batch and goes through one bmm."""
+    if out is not None:
+        return _out_variant("matmul", out, (input, other), lambda: matmul(input, other))
     a, b = input._data.ndim, other._data.ndim
     if a == 0 or b == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D")
@@ -747,18 +838,52 @@ def matmul(input, other):
     if a == 2 and b == 1:
         return mv(input, other)
     if a == 1 and b == 2:
-        return _squeeze_result(mm(input.unsqueeze(0), other), 0)
+        return _squeeze_result(mm(unsqueeze(input, 0), other), 0)
     if a == 2 and b == 2:
         return mm(input, other)
-    if a >= 3 and b <= 2:
-        # Fold the batch into rows: (..., n, k) @ (k, m) is one mm.
-        lead = input._data.shape[:-1]
-        folded = input.reshape(-1, input._data.shape[-1])
-        if b == 1:
-            return apply(_ops.unsafe_view, (mv(folded, other),), _view_params(mv(folded, other), lead))
-        out = mm(folded, other)
-        return apply(_ops.unsafe_view, (out,), _view_params(out, lead + (other._data.shape[-1],)))
+    if _should_fold(input, other):
+        return _folded_matmul(input, other, b > a)
     return _batched_matmul(input, other)
+
+
+def _should_fold(tensor1, tensor2):
+    """PyTorch's should_fold: can the larger operand (>= 3-D, against a 1-D or 2-D one) be
+    folded into a matrix for mm / mv? Always when the smaller one requires grad (so its
+    gradient is not a batch to sum); otherwise only when folding needs no copy."""
+    larger = tensor1._data.ndim >= tensor2._data.ndim
+    t1 = tensor1._data if larger else np.swapaxes(tensor2._data, -1, -2)
+    small = tensor2 if larger else tensor1
+    if not (t1.ndim >= 3 and small._data.ndim <= 2):
+        return False
+    if small._requires_grad:
+        return True
+    if tensor1._data.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    strides = [st // t1.itemsize for st in t1.strides]
+    return builtins.all(strides[i] == strides[i + 1] * t1.shape[i + 1] for i in range(t1.ndim - 2))
+
+
+def _folded_matmul(input, other, fold_other):
+    """One mm / mv on the larger operand folded to a matrix; when that operand is ``other``,
+    on its transpose (other^T @ input^T), transposed back."""
+    if fold_other:
+        t1 = transpose(other, -2, -1)
+        t2 = t(input) if input._data.ndim == 2 else input
+    else:
+        t1, t2 = input, other
+    output_shape = tuple(t1._data.shape[:-1])
+    folded = reshape(t1, _int(np.prod(output_shape, dtype=np.int64)), t1._data.shape[-1])
+    if t2._data.ndim == 2:
+        output = _unsafe_view(mm(folded, t2), output_shape + (t2._data.shape[1],))
+        # PyTorch copies here (2-D @ 3-D with grad): the transposed result made contiguous.
+        return contiguous(transpose(output, -2, -1)) if fold_other else output
+    return _unsafe_view(mv(folded, t2), output_shape)
+
+
+def _unsafe_view(t, size):
+    return apply(_ops.unsafe_view, (t,), {"size": tuple(size), "self_sym_sizes": t._data.shape})
 
 
 def _squeeze_result(t, dim):
@@ -766,54 +891,54 @@ def _squeeze_result(t, dim):
     return apply(_ops.squeeze_inplace_dim, (t,), {"dim": dim, "self_sym_sizes": t._data.shape})
 
 
-def _view_params(t, size):
-    return {"size": tuple(size), "self_sym_sizes": t._data.shape}
-
-
 def _batched_matmul(input, other):
-    a, b = input, other
-    if a._data.ndim == 1:
-        a = a.unsqueeze(0)
-    if b._data.ndim == 1:
-        b = b.unsqueeze(-1)
-    batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
-    n, k = a._data.shape[-2:]
-    m = b._data.shape[-1]
-    a3 = a.expand(*batch, n, k).reshape(-1, n, k)
-    b3 = b.expand(*batch, k, m).reshape(-1, k, m)
-    out = bmm(a3, b3)
-    out = apply(_ops.unsafe_view, (out,), _view_params(out, tuple(batch) + (n, m)))
-    if input._data.ndim == 1:
-        out = _squeeze_result(out, out._data.ndim - 2)
-    if other._data.ndim == 1:
-        out = _squeeze_result(out, out._data.ndim - 1)
-    return out
+    a, b = input._data.shape, other._data.shape
+    n = a[-2] if len(a) > 1 else 1
+    m1 = a[-1]
+    m2 = b[0] if len(b) == 1 else b[-2]
+    p = b[-1] if len(b) > 1 else 1
+    batch_a, batch_b = a[:_max(len(a) - 2, 0)], b[:_max(len(b) - 2, 0)]
+    if len(a) == 3 and len(b) == 3 and batch_a[0] != batch_b[0]:
+        # A batch of one that requires grad is squeezed rather than expanded (PyTorch's shortcut).
+        if batch_a[0] == 1 and input._requires_grad:
+            return matmul(squeeze(input, 0), other)
+        if batch_b[0] == 1 and other._requires_grad:
+            return matmul(input, squeeze(other, 0))
+    batch = K.broadcast_shapes(batch_a, batch_b)
+    count = _int(np.prod(batch, dtype=np.int64))
+    input3 = reshape(expand(input, batch + (n, m1)), count, n, m1)
+    output_shape = batch + ((n,) if len(a) > 1 else ()) + ((p,) if len(b) > 1 else ())
+    if len(b) == 1:
+        other3 = unsqueeze(reshape(expand(other, batch + (m2,)), count, m2), 2)
+        return _unsafe_view(squeeze(bmm(input3, other3), -1), output_shape)
+    other3 = reshape(expand(other, batch + (m2, p)), count, m2, p)
+    return _unsafe_view(bmm(input3, other3), output_shape)
 
 
 # =======================================================================================
 # reductions
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        input = to_dtype(input, _resolve_dtype(dtype))
+    dtype = _resolve_dtype(dtype)
     shape = input._data.shape
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
-        return apply(_ops.sum_all, (input,), {"self_sym_sizes": shape})
+        return apply(_ops.sum_all, (input,), {"self_sym_sizes": shape, "dtype": dtype})
     return apply(_ops.sum_dim, (input,), {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim,
-                                          "self_sym_sizes": shape})
+                                          "self_sym_sizes": shape, "dtype": dtype})
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        input = to_dtype(input, _resolve_dtype(dtype))
-    if input._data.dtype.kind not in "fc":
+    dtype = _resolve_dtype(dtype)
+    if (dtype or input.dtype).np.kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-            f"Got: {_dtype_word(input.dtype)}")
+            f"Got: {_dtype_word(dtype or input.dtype)}")
     shape = input._data.shape
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
-        return apply(_ops.mean_all, (input,), {"self_sym_sizes": shape, "self_sym_numel": input._data.size})
+        return apply(_ops.mean_all, (input,), {"self_sym_sizes": shape, "self_sym_numel": input._data.size,
+                                               "dtype": dtype})
     return apply(_ops.mean_dim, (input,), {"dim": _dims(dim, input._data.ndim), "keepdim": keepdim,
-                                           "self_sym_sizes": shape, "self_sym_numel": input._data.size})
+                                           "self_sym_sizes": shape, "self_sym_numel": input._data.size,
+                                           "dtype": dtype})
 
 
 def _dtype_word(dt):
@@ -895,9 +1020,13 @@ def scatter_into_zeros(grad, sizes, dim, index):
 
 
 def masked_fill(input, mask, value):
+    mask = mask._data if isinstance(mask, _tensor.Tensor) else np.asarray(mask)
+    if mask.dtype != np.bool_:
+        raise _errors.masked_fill_mask_dtype(_C_TYPE_NAMES.get(mask.dtype.name, mask.dtype.name))
     if isinstance(value, _tensor.Tensor):
-        value = value.item()
-    mask = mask._data if isinstance(mask, _tensor.Tensor) else mask
+        if value._data.ndim != 0:
+            raise _errors.masked_fill_value_dim(value._data.ndim)
+        return apply(_ops.masked_fill_tensor, (input, value), {"mask": mask})
     return apply(_ops.masked_fill, (input,), {"mask": mask, "value": value})
 
 
@@ -939,17 +1068,19 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        input = to_dtype(input, _resolve_dtype(dtype))
+    dtype = _resolve_dtype(dtype)
     if dim is None:
-        return apply(_ops.prod_all, (input,), {})
-    return apply(_ops.prod_dim, (input,), {"dim": wrap_dim(dim, input._data.ndim), "keepdim": keepdim})
+        return apply(_ops.prod_all, (input,), {"dtype": dtype})
+    return apply(_ops.prod_dim, (input,), {"dim": wrap_dim(dim, input._data.ndim), "keepdim": keepdim,
+                                           "dtype": dtype})
 
 
 def cumsum(input, dim, *, dtype=None):
-    if dtype is not None:
-        input = to_dtype(input, _resolve_dtype(dtype))
-    return apply(_ops.cumsum, (input,), {"dim": wrap_dim(dim, input._data.ndim)})
+    return apply(_ops.cumsum, (input,), {"dim": wrap_dim(dim, input._data.ndim), "dtype": _resolve_dtype(dtype)})
+
+
+def cumprod(input, dim, *, dtype=None):
+    return apply(_ops.cumprod, (input,), {"dim": wrap_dim(dim, input._data.ndim), "dtype": _resolve_dtype(dtype)})
 
 
 def logsumexp(input, dim, keepdim=False):
@@ -1001,20 +1132,57 @@ def var_backward(grad, self, dim, correction, keepdim):
     return grad * centred * (2.0 / _max(n - correction, 0))
 
 
-def prod_others(self, dim, result):
-    """d prod / d x_i: the product of every other element (exact where zeros occur)."""
-    data = self._data
-    if not (data == 0).any():
-        return result / self
-    axis = None if dim is None else dim
-    flat = data if axis is not None else data.reshape(-1)
-    ax = 0 if axis is None else axis
-    moved = np.moveaxis(flat, ax, -1)
-    before = np.cumprod(np.concatenate([np.ones(moved.shape[:-1] + (1,), moved.dtype), moved[..., :-1]], -1), -1)
-    after = np.flip(np.cumprod(np.concatenate([np.ones(moved.shape[:-1] + (1,), moved.dtype),
-                                               np.flip(moved, -1)[..., :-1]], -1), -1), -1)
-    others = np.moveaxis(before * after, -1, ax).reshape(data.shape)
-    return _new_leaf(others)
+def prod_backward(grad, input, result, dim, keepdim):
+    """PyTorch's prod_backward: result / input without zeros; with zeros, the product of
+    the other elements from exclusive cumulative products (differentiable again)."""
+    if input._data.ndim == 0:
+        return grad
+    if dim is not None and not keepdim:
+        grad, result = unsqueeze(grad, dim), unsqueeze(result, dim)
+    if not (input._data == 0).any():
+        return grad * (result / input)
+    if dim is None:
+        return view_as(_prod_safe_zeros_backward(grad, view(contiguous(input), -1), 0), input)
+    return _prod_safe_zeros_backward(grad, input, dim)
+
+
+def _prod_safe_zeros_backward(grad, input, dim):
+    size = input._data.shape[dim]
+    if input._data.size == 0:
+        return expand_as(grad, input)
+    ones_size = list(input._data.shape)
+    ones_size[dim] = 1
+    ones_ = ones(*ones_size, dtype=grad.dtype)
+    before = cumprod(cat([ones_, narrow(input, dim, 0, size - 1)], dim), dim)
+    after = flip(cumprod(cat([ones_, flip(narrow(input, dim, 1, size - 1), dim)], dim), dim), dim)
+    return grad * (before * after)
+
+
+def cumprod_backward(grad, input, dim, output):
+    """PyTorch's cumprod_backward. Without zeros: a reversed cumulative sum divided by the
+    input. With zeros: PyTorch's O(n^2) form, written with engine ops so that it is the true
+    derivative at every order."""
+    if input._data.size <= 1 or input._data.shape[dim] == 1:
+        return grad
+    w = output * grad
+    if not (input._data == 0).any():
+        return flip(cumsum(flip(w, dim), dim), dim) / input
+    size = input._data.shape[dim]
+    ones_size = list(input._data.shape)
+    ones_size[dim] = 1
+    ones_ = ones(*ones_size, dtype=grad.dtype)
+    pieces = []
+    for k in range(size):
+        if k == 0:
+            omitted = cat([ones_, cumprod(narrow(input, dim, 1, size - 1), dim)], dim)
+        elif k == size - 1:
+            omitted = prod(narrow(input, dim, 0, k), dim, keepdim=True)
+        else:
+            until_k = prod(narrow(input, dim, 0, k), dim, keepdim=True)
+            from_k_plus_1 = cumprod(narrow(input, dim, k + 1, size - k - 1), dim)
+            omitted = cat([until_k, expand_as(until_k, from_k_plus_1) * from_k_plus_1], dim)
+        pieces.append(sum(narrow(grad, dim, k, size - k) * omitted, dim))
+    return stack(pieces, dim)
 
 
 def spread_to_ties(grad, self, dim, keepdim, result):
@@ -1138,22 +1306,26 @@ def _infer_size(size, numel):
     return tuple(size)
 
 
-def view(self, *size):
+def view(self, *size, **keyword):
+    size = _sizes_or_keyword(size, keyword, "size")
     if len(size) == 1 and isinstance(size[0], _dtypes.dtype):
         return _new_leaf(self._data.view(size[0].np))
     shape = _infer_size(_shape_args(size), self._data.size)
     return apply(_ops.view, (self,), {"size": shape, "self_sym_sizes": self._data.shape})
 
 
-def reshape(self, *shape):
-    shape = _infer_size(_shape_args(shape), self._data.size)
+def reshape(self, *shape, **keyword):
+    """PyTorch's reshape: a view of a contiguous tensor; _reshape_alias when the strides
+    still allow a view (ReshapeAliasBackward0); otherwise a contiguous copy, then a view of it."""
+    shape = _infer_size(_shape_args(_sizes_or_keyword(shape, keyword, "shape")), self._data.size)
+    if self._data.flags.c_contiguous:
+        return view(self, shape)
     try:
         K.view_array(self._data, shape)
     except RuntimeError:
-        # Not expressible as a view: PyTorch copies, then views the copy.
         copied = clone(self)
         return apply(_ops.unsafe_view, (copied,), {"size": shape, "self_sym_sizes": self._data.shape})
-    return view(self, shape)
+    return apply(_ops.reshape_alias, (self,), {"size": shape, "self_sym_sizes": self._data.shape})
 
 
 def view_as(self, other):
@@ -1181,8 +1353,8 @@ def t(self):
     return apply(_ops.t, (self,), {})
 
 
-def permute(self, *dims):
-    dims = tuple(wrap_dim(d, self._data.ndim) for d in _shape_args(dims))
+def permute(self, *dims, **keyword):
+    dims = tuple(wrap_dim(d, self._data.ndim) for d in _shape_args(_sizes_or_keyword(dims, keyword, "dims")))
     return apply(_ops.permute, (self,), {"dims": dims})
 
 
@@ -1213,24 +1385,30 @@ def squeeze(self, dim=None):
     return apply(_ops.squeeze_dim, (self,), {"dim": wrap_dim(dim, self._data.ndim), "self_sym_sizes": self._data.shape})
 
 
-def expand(self, *sizes):
-    sizes = _shape_args(sizes)
+def expand(self, *sizes, **keyword):
+    sizes = _shape_args(_sizes_or_keyword(sizes, keyword, "size"))
     shape = self._data.shape
-    lead = len(sizes) - len(shape)
-    if lead < 0:
+    if len(sizes) < len(shape):
         raise RuntimeError(f"expand({self.type()}{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
                            "the number of sizes provided (%d) must be greater or equal to the number of dimensions in "
                            "the tensor (%d)" % (len(sizes), len(shape)))
+    return apply(_ops.expand, (self,), {"size": _check_expand(shape, sizes), "self_sym_sizes": shape})
+
+
+def _check_expand(shape, sizes):
+    """The size ``shape`` expands to (-1 keeps a size), with PyTorch's errors."""
+    lead = len(sizes) - len(shape)
     full_size = []
     for i, s in enumerate(sizes):
-        if s == -1:
+        if i < lead:
+            if s < 0:
+                raise _errors.expand_leading_minus_one(i)
+        elif s == -1:
             s = shape[i - lead]
-        elif i >= lead and shape[i - lead] != 1 and shape[i - lead] != s:
-            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size "
-                               f"({shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
-                               f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, shape))}]")
+        elif shape[i - lead] != 1 and shape[i - lead] != s:
+            raise _errors.expand_size(s, shape[i - lead], i, sizes, shape)
         full_size.append(s)
-    return apply(_ops.expand, (self,), {"size": tuple(full_size), "self_sym_sizes": shape})
+    return tuple(full_size)
 
 
 def expand_as(self, other):
@@ -1252,16 +1430,28 @@ def sum_to_size(grad, sizes):
 
 
 def select(self, dim, index):
-    d = wrap_dim(dim, self._data.ndim)
-    size = self._data.shape[d]
+    return _select(self, wrap_dim(dim, self._data.ndim), index)
+
+
+def _select(self, dim, index, indexing=False):
+    size = self._data.shape[dim]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
-    return apply(_ops.select, (self,), {"dim": d, "index": index % size if size else index,
+        if indexing:
+            raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"[{', '.join(map(str, self._data.shape))}] at dimension {dim}")
+    return apply(_ops.select, (self,), {"dim": dim, "index": index % size if size else index,
                                         "self_sym_sizes": self._data.shape})
 
 
 def narrow(self, dim, start, length):
-    return _slice(self, wrap_dim(dim, self._data.ndim), start, start + length, 1)
+    dim = wrap_dim(dim, self._data.ndim)
+    size = self._data.shape[dim]
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice(self, dim, start, start + length, 1)
 
 
 def _slice(self, dim, start, end, step):
@@ -1285,58 +1475,112 @@ def embed_in_zeros(grad, sizes, index, accumulate=False):
 
 
 def getitem(self, index):
-    """Basic indexing decomposes into select / slice / unsqueeze views, as PyTorch does;
-    tensors, lists and masks go through one IndexBackward0."""
+    """PyTorch's indexing: integers, slices, None and Ellipsis become select / slice /
+    unsqueeze views, in order; tensors, lists and masks are then applied to that result
+    through one IndexBackward0."""
     if isinstance(index, slice):
         # A lone slice always makes a SliceBackward0 in PyTorch, even x[:].
         return _slice(self, 0, index.start, index.stop, index.step)
-    if not isinstance(index, tuple):
-        index = (index,)
-    if builtins.any(_is_advanced(i) for i in index):
-        return _advanced_getitem(self, index)
-    n_real = len([i for i in index if i is not None and i is not Ellipsis])
+    index = _index_tuple(index)
+    n_real = _sum(_dims_consumed(i) for i in index if i is not None and i is not Ellipsis)
     if n_real > self._data.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self._data.ndim}")
     out, dim = self, 0
-    expanded = []
+    advanced = []  # (dim of ``out`` where it applies, numpy index)
     for i in index:
         if i is Ellipsis:
-            expanded.extend([slice(None)] * (self._data.ndim - n_real))
-        else:
-            expanded.append(i)
-    for i in expanded:
-        if i is None:
+            dim += self._data.ndim - n_real
+        elif i is None:
             out = unsqueeze(out, dim)
             dim += 1
         elif isinstance(i, slice):
             if i != slice(None):
                 out = _slice(out, dim, i.start, i.stop, i.step)
             dim += 1
-        elif isinstance(i, (_int, np.integer)) or (isinstance(i, _tensor.Tensor) and i._data.ndim == 0
-                                                   and i._data.dtype.kind in "iu"):
-            out = select(out, dim, _int(i))
+        elif isinstance(i, (_int, np.integer)) and not isinstance(i, (_bool, np.bool_)) or (
+                isinstance(i, _tensor.Tensor) and i._data.ndim == 0 and i._data.dtype.kind in "iu"):
+            out = _select(out, dim, _int(i), indexing=True)
+        elif _is_advanced(i):
+            array = _index_array(i)
+            advanced.append((dim, array))
+            dim += _dims_consumed(i)
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              "valid indices (got " + builtins.type(i).__name__ + ")")
+    if advanced:
+        return _advanced_getitem(out, advanced)
     if out is self:
         out = apply(_ops.alias, (self,), {})
     return out
 
 
+def _index_tuple(index):
+    """The index as a tuple. A list holding sequences, tensors, slices, None or Ellipsis is
+    still read as a tuple, with PyTorch's deprecation warning."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32 and builtins.any(
+            isinstance(i, (list, tuple, slice, _tensor.Tensor, np.ndarray)) or i is None or i is Ellipsis
+            for i in index):
+        import warnings
+        warnings.warn(_errors.SEQUENCE_INDEX_WARNING, UserWarning, stacklevel=3)
+        return tuple(index)
+    return (index,)
+
+
+def _dims_consumed(i):
+    """How many dims of the tensor an index item uses up (a mask: its own ndim)."""
+    if isinstance(i, (_bool, np.bool_)):
+        return 0
+    if isinstance(i, _tensor.Tensor) and i._data.dtype == np.bool_:
+        return i._data.ndim
+    if isinstance(i, np.ndarray) and i.dtype == np.bool_:
+        return i.ndim
+    return 1
+
+
 def _is_advanced(i):
     if isinstance(i, _tensor.Tensor):
         return i._data.ndim > 0 or i._data.dtype.kind == "b"
-    return isinstance(i, (list, np.ndarray)) or isinstance(i, _bool)
+    return isinstance(i, (list, tuple, np.ndarray, _bool, np.bool_))
 
 
-def _advanced_getitem(self, index):
-    np_index = tuple(i._data if isinstance(i, _tensor.Tensor) else (np.asarray(i) if isinstance(i, list) else i)
-                     for i in index)
+def _index_array(i):
+    if isinstance(i, (_bool, np.bool_)):
+        return _bool(i)
+    array = i._data if isinstance(i, _tensor.Tensor) else np.asarray(i)
+    if array.dtype.kind == "f" and not isinstance(i, _tensor.Tensor):
+        array = array.astype(np.int64)  # PyTorch reads a Python list of floats as indices
+    if array.dtype.kind not in "iub":
+        raise _errors.index_dtype()
+    return array
+
+
+def _advanced_getitem(self, advanced):
+    shape = self._data.shape
+    items, dim = [], 0
+    for k, (position, array) in enumerate(advanced):
+        items.extend([slice(None)] * (position - dim))
+        dim = position
+        if isinstance(array, np.ndarray) and array.dtype == np.bool_:
+            for j, size in enumerate(array.shape):
+                if dim + j >= len(shape) or shape[dim + j] != size:
+                    raise _errors.index_mask_shape(array.shape, j, shape, dim + j)
+            dim += array.ndim
+        elif not isinstance(array, _bool):
+            size = shape[dim]
+            bad = (array >= size) | (array < -size)
+            if bad.any():
+                raise _errors.index_out_of_bounds(_int(array[bad].reshape(-1)[0]), k, size)
+            dim += 1
+        items.append(array)
+    np_index = tuple(items)
+    arrays = [a for a in np_index if isinstance(a, np.ndarray) and a.dtype != np.bool_]
     try:
-        self._data[np_index]
-    except IndexError as e:
-        raise IndexError(str(e)) from None
-    return apply(_ops.index, (self,), {"indices": np_index, "self_sym_sizes": self._data.shape})
+        np.broadcast_shapes(*[a.shape for a in arrays])
+    except ValueError:
+        raise _errors.index_broadcast([a.shape for a in arrays]) from None
+    return apply(_ops.index, (self,), {"indices": np_index, "self_sym_sizes": shape})
 
 
 def setitem(self, index, value):
@@ -1356,7 +1600,10 @@ def _multi_view(op, self, params, name):
     return outs
 
 
-def split(self, split_size_or_sections, dim=0):
+def split(self, split_size_or_sections=None, dim=0, *, split_size=None):
+    # Tensor.split names its size ``split_size``; torch.split ``split_size_or_sections``.
+    if split_size_or_sections is None:
+        split_size_or_sections = split_size
     d = wrap_dim(dim, self._data.ndim)
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = tuple(_int(s) for s in split_size_or_sections)
@@ -1388,6 +1635,8 @@ def tensor_split(self, sections, dim=0):
 
 
 def cat(tensors, dim=0, *, out=None):
+    if out is not None:
+        return _out_variant("cat", out, tuple(tensors), lambda: cat(tensors, dim))
     tensors = tuple(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -1418,6 +1667,8 @@ def cat_backward(grad, sizes, dim):
 
 
 def stack(tensors, dim=0, *, out=None):
+    if out is not None:
+        return _out_variant("stack", out, tuple(tensors), lambda: stack(tensors, dim))
     tensors = tuple(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -1429,20 +1680,29 @@ def stack(tensors, dim=0, *, out=None):
     return apply(_ops.stack, tensors, {"dim": wrap_dim(dim, len(ref) + 1)})
 
 
-def repeat(self, *repeats):
-    repeats = _shape_args(repeats)
+def repeat(self, *repeats, **keyword):
+    repeats = _shape_args(_sizes_or_keyword(repeats, keyword, "repeats"))
     if len(repeats) < self._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     return apply(_ops.repeat, (self,), {"repeats": repeats, "self_sym_sizes": self._data.shape})
 
 
 def repeat_backward(grad, repeats, sizes):
-    padded = (1,) * (len(repeats) - len(sizes)) + tuple(sizes)
-    split_shape = []
-    for r, s in zip(repeats, padded):
-        split_shape += [r, s]
-    summed = sum(reshape(grad, split_shape), tuple(range(0, 2 * len(repeats), 2)))
-    return reshape(summed, sizes)
+    """PyTorch's repeat_backward: sum away the new leading dims, then one reshape and sum
+    over the repeated dims only (none at all when every repeat is 1: grad passes through)."""
+    if 0 in repeats:
+        return zeros(*sizes, dtype=grad.dtype)
+    for _ in range(len(repeats) - len(sizes)):
+        grad = sum(grad, 0)
+    split_shape, sum_dims = [], []
+    for r, s in zip(repeats[len(repeats) - len(sizes):], sizes):
+        if r != 1:
+            split_shape.append(r)
+            sum_dims.append(len(split_shape) - 1)
+        split_shape.append(s)
+    if sum_dims:
+        grad = sum(reshape(grad, split_shape), sum_dims)
+    return grad
 
 
 def flip(input, dims):
@@ -1590,10 +1850,28 @@ def sqrt_(self):
     return _inplace(_ops.sqrt, self, (self,), {})
 
 
-def _out_variant(name, out, result):
-    if out._requires_grad or result._requires_grad:
+def _out_variant(name, out, inputs, compute):
+    """op(..., out=t): never differentiable (PyTorch refuses when grad mode would need it);
+    the result is computed without a graph and written into ``out``, which PyTorch resizes
+    (with a deprecation warning when it had elements) and casts into."""
+    Tensor = _tensor.Tensor
+    if STATE.enabled and (out._requires_grad or builtins.any(
+            isinstance(x, Tensor) and x._requires_grad for x in inputs)):
         raise _errors.out_requires_grad(name)
-    out._data = result._data
+    prev, STATE.enabled = STATE.enabled, False
+    try:
+        data = compute()._data
+    finally:
+        STATE.enabled = prev
+    if data.dtype != out._data.dtype and not K.can_cast(data.dtype, out._data.dtype):
+        raise _errors.result_type_cast(_dtype_word(_dtypes.FROM_NUMPY[data.dtype]), _dtype_word(out.dtype))
+    if data.shape != out._data.shape:
+        if out._data.size:
+            import warnings
+            warnings.warn(_errors.out_resized_warning(out._data.shape, data.shape), UserWarning, stacklevel=3)
+        out._data = np.empty(data.shape, dtype=out._data.dtype)
+    np.copyto(out._data, data, casting="unsafe")
+    out._vbox[0] += 1
     return out
 
 
@@ -1636,6 +1914,18 @@ def numel(input):
     return input._data.size
 
 
+# =======================================================================================
+# softmax family: the torch / Tensor entry points of nn.functional's (dim is required here)
+def softmax(input, dim, dtype=None):
+    from .nn import functional
+    return functional.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    from .nn import functional
+    return functional.log_softmax(input, dim, dtype=dtype)
+
+
 TENSOR_METHODS = (
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs",
     "clamp", "clip", "sgn", "sign", "reciprocal", "to", "float", "double", "half", "long", "int", "bool",
@@ -1652,5 +1942,33 @@ TENSOR_METHODS = (
     "square", "atan2", "arctan2", "nan_to_num", "norm", "var", "std", "prod", "cumsum", "logsumexp", "amax", "amin",
     "split", "chunk", "tensor_split", "repeat", "flip", "roll", "tril", "triu", "index_select", "movedim",
     "moveaxis", "sort", "argsort", "topk", "outer", "ger", "trace", "lerp", "addcmul", "addcdiv", "cumsum",
+    "cumprod", "clamp_min", "clamp_max", "softmax", "log_softmax",
 )
+
+
+# ----- numpy's argument names ---------------------------------------------------------
+# PyTorch's argument parser also accepts numpy's names: axis for dim, keepdims for keepdim.
+_NUMPY_NAMES = (("axis", "dim"), ("keepdims", "keepdim"))
+
+
+def _accept_numpy_names(fn):
+    def with_numpy_names(*args, **kwargs):
+        if kwargs:
+            for numpy_name, name in _NUMPY_NAMES:
+                if numpy_name in kwargs:
+                    kwargs[name] = kwargs.pop(numpy_name)
+        return fn(*args, **kwargs)
+    functools.update_wrapper(with_numpy_names, fn)
+    return with_numpy_names
+
+
+def _takes_dim(fn):
+    code = getattr(fn, "__code__", None)
+    return code is not None and builtins.any(
+        n in ("dim", "keepdim") for n in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+
+
+for _name in [n for n in TENSOR_METHODS + ("cat", "concat", "concatenate", "stack") if _takes_dim(globals()[n])]:
+    globals()[_name] = _accept_numpy_names(globals()[_name])
+del _name
 _tensor_T = property(T)

@@ -63,16 +63,36 @@ def sigmoid_array(x):
 
 
 def clamp_array(x, lo, hi):
-    if lo is not None and hi is not None:
-        return np.minimum(np.maximum(x, lo), hi).astype(x.dtype, copy=False)
+    """min(max(x, lo), hi): with lo > hi every element becomes hi, as in PyTorch. Python
+    bounds keep x's dtype; tensor bounds promote (apply() casts the result)."""
+    keep = x.dtype if not isinstance(lo, np.ndarray) and not isinstance(hi, np.ndarray) else None
+    out = x
     if lo is not None:
-        return np.maximum(x, lo).astype(x.dtype, copy=False)
-    return np.minimum(x, hi).astype(x.dtype, copy=False)
+        out = np.maximum(out, lo)
+    if hi is not None:
+        out = np.minimum(out, hi)
+    return out.astype(keep, copy=False) if keep is not None else out
 
 
-def sum_dtype(x):
-    """Sums of bool and integer tensors are int64, as in PyTorch."""
+def sum_dtype(x, dtype=None):
+    """The accumulation dtype: a requested torch dtype, else int64 for bool and integer
+    tensors (as in PyTorch), else the tensor's own."""
+    if dtype is not None:
+        return dtype.np
     return np.int64 if x.dtype.kind in "biu" else x.dtype
+
+
+def can_cast(from_dtype, to_dtype):
+    """PyTorch's canCast for writing results: never floating into integral, complex into
+    real, or anything but bool into bool."""
+    kinds = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+    from_kind, to_kind = kinds[np.dtype(from_dtype).kind], kinds[np.dtype(to_dtype).kind]
+    return from_kind <= to_kind and not (to_kind == 0 and from_kind != 0)
+
+
+def cast(x, dtype):
+    """``x`` in a requested torch dtype (None keeps it)."""
+    return x if dtype is None or x.dtype == dtype.np else x.astype(dtype.np)
 
 
 def extreme_dim(argfn, x, dim, keepdim):

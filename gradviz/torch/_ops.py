@@ -170,28 +170,53 @@ tanh = Op("TanhBackward0", lambda self: np.tanh(self), self=lambda grad, result:
 sigmoid = Op("SigmoidBackward0", lambda self: K.sigmoid_array(self),
              self=lambda grad, result: grad * (result * (1 - result)))
 relu = Op("ReluBackward0", lambda self: np.maximum(self, 0).astype(self.dtype, copy=False),
-          self=lambda grad, result: F.threshold_backward(grad, result))
+          self=lambda grad, result: F.threshold_backward(grad, result, 0))
+# relu's backward as an op of its own: its output depends on the saved result, so with
+# create_graph the first-order gradient requires grad even for a constant upstream gradient.
+threshold_backward = Op("ThresholdBackwardBackward0",
+                        lambda grad_output, self, *, threshold: np.where(
+                            self <= threshold, 0, grad_output).astype(grad_output.dtype, copy=False),
+                        grad_output=lambda grad, self, threshold: F.threshold_backward(grad, self, threshold),
+                        self=lambda grad: F.zeros_like(grad))
 sqrt = Op("SqrtBackward0", lambda self: np.sqrt(self), self=lambda grad, result: grad / (2 * result))
 abs = Op("AbsBackward0", lambda self: np.abs(self), self=lambda grad, self: grad * self.sgn())  # noqa: A001
 clamp = Op("ClampBackward1", lambda self, *, min, max: K.clamp_array(self, min, max),
            self=lambda grad, self, min, max: F.where(F.clamp_mask(self, min, max), grad, 0.0))
+# Tensor bounds are differentiable: a bound gets the gradient where it was the value taken.
+clamp_tensor = Op("ClampBackward0", lambda self, min, max: K.clamp_array(self, min, max), promotes=True,
+                  self=lambda grad, self, min, max: F.where(F.clamp_mask(self, min, max), grad, 0.0),
+                  min=lambda grad, self, min, max: F.where(F.clamp_min_taken(self, min, max), grad, 0.0),
+                  max=lambda grad, self, min, max: F.where(F.clamp_max_taken(self, min, max), grad, 0.0))
+clamp_min = Op("ClampMinBackward0", lambda self, *, min: K.clamp_array(self, min, None),
+               self=lambda grad, self, min: F.where(self >= min, grad, 0.0))
+clamp_min_tensor = Op("ClampMinBackward1", lambda self, min: K.clamp_array(self, min, None), promotes=True,
+                      self=lambda grad, self, min: F.where(self >= min, grad, 0.0),
+                      min=lambda grad, self, min: F.where(self < min, grad, 0.0))
+clamp_max = Op("ClampMaxBackward0", lambda self, *, max: K.clamp_array(self, None, max),
+               self=lambda grad, self, max: F.where(self <= max, grad, 0.0))
+clamp_max_tensor = Op("ClampMaxBackward1", lambda self, max: K.clamp_array(self, None, max), promotes=True,
+                      self=lambda grad, self, max: F.where(self <= max, grad, 0.0),
+                      max=lambda grad, self, max: F.where(self > max, grad, 0.0))
 clone = Op("CloneBackward0", lambda self: self.copy(), self=lambda grad: grad)
 to_copy = Op("ToCopyBackward0", lambda self, *, dtype: self.astype(dtype.np),
              self=lambda grad, self: grad.to(self.dtype))
 
 # ---------------------------------------------------------------------------------------
 # reductions
-sum_all = Op("SumBackward0", lambda self, *, self_sym_sizes: np.asarray(self.sum(dtype=K.sum_dtype(self))),
+# A ``dtype`` argument converts inside the reduction (no ToCopyBackward0 node, as in PyTorch);
+# the engine casts the gradient back to the input's dtype.
+sum_all = Op("SumBackward0", lambda self, *, self_sym_sizes, dtype: np.asarray(self.sum(dtype=K.sum_dtype(self, dtype))),
              self=lambda grad, self_sym_sizes: grad.expand(self_sym_sizes))
 sum_dim = Op("SumBackward1",
-             lambda self, *, dim, keepdim, self_sym_sizes: np.asarray(
-                 self.sum(axis=dim, keepdims=keepdim, dtype=K.sum_dtype(self))),
+             lambda self, *, dim, keepdim, self_sym_sizes, dtype: np.asarray(
+                 self.sum(axis=dim, keepdims=keepdim, dtype=K.sum_dtype(self, dtype))),
              self=lambda grad, dim, keepdim, self_sym_sizes: _sum_to_dims(grad, dim, keepdim, self_sym_sizes))
-mean_all = Op("MeanBackward0", lambda self, *, self_sym_sizes, self_sym_numel: np.asarray(self.mean(dtype=self.dtype)),
+mean_all = Op("MeanBackward0", lambda self, *, self_sym_sizes, self_sym_numel, dtype: np.asarray(
+    K.cast(self, dtype).mean(dtype=K.cast(self, dtype).dtype)),
               self=lambda grad, self_sym_sizes, self_sym_numel: grad.expand(self_sym_sizes) / self_sym_numel)
 mean_dim = Op("MeanBackward1",
-              lambda self, *, dim, keepdim, self_sym_sizes, self_sym_numel: np.asarray(
-                  self.mean(axis=dim, keepdims=keepdim, dtype=self.dtype)),
+              lambda self, *, dim, keepdim, self_sym_sizes, self_sym_numel, dtype: np.asarray(
+                  K.cast(self, dtype).mean(axis=dim, keepdims=keepdim, dtype=K.cast(self, dtype).dtype)),
               self=lambda grad, dim, keepdim, self_sym_sizes: (
                   _sum_to_dims(grad, dim, keepdim, self_sym_sizes) / _reduced_count(self_sym_sizes, dim)))
 max_all = Op("MaxBackward1", lambda self: np.asarray(self.max()), self=_where_selected)
@@ -209,6 +234,8 @@ min_dim = Op("MinBackward0", lambda self, *, dim, keepdim, self_sym_sizes: K.ext
 # views and shape ops
 view = Op("ViewBackward0", lambda self, *, size, self_sym_sizes: K.view_array(self, size), view=True,
           self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
+reshape_alias = Op("ReshapeAliasBackward0", lambda self, *, size, self_sym_sizes: K.view_array(self, size), view=True,
+                   self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 unsafe_view = Op("UnsafeViewBackward0", lambda self, *, size, self_sym_sizes: self.reshape(size),
                  self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 t = Op("TBackward0", lambda self: self.T, view=True, self=lambda grad: grad.t())
@@ -267,6 +294,11 @@ scatter_zeros = Op("ScatterBackward0", lambda grad, *, sizes, dim, index: K.scat
                    grad=lambda grad, dim, index: F.gather(grad, dim, F.from_numpy(index)))
 masked_fill = Op("MaskedFillBackward0", lambda self, *, mask, value: np.where(mask, value, self).astype(self.dtype),
                  self=lambda grad, mask: F.masked_fill(grad, mask, 0.0))
+# A 0-dim tensor value is differentiable: it receives the gradient of every filled place.
+masked_fill_tensor = Op("MaskedFillBackward1",
+                        lambda self, value, *, mask: np.where(mask, value, self).astype(self.dtype),
+                        self=lambda grad, mask: F.masked_fill(grad, mask, 0.0),
+                        value=lambda grad, mask: F.where(F.from_numpy(mask), grad, 0.0).sum())
 alias = Op("AliasBackward0", lambda self: self.view(), view=True, self=lambda grad: grad)
 zero = Op("ZeroBackward0", lambda self: np.zeros_like(self), self=lambda grad: F.zeros_like(grad))
 fill = Op("FillBackward2", lambda self, *, value: np.full_like(self, value), self=lambda grad: F.zeros_like(grad))
@@ -332,14 +364,16 @@ std = Op("StdBackward0",
          lambda self, *, dim, correction, keepdim: np.sqrt(K.var_array(self, dim, correction, keepdim)),
          self=lambda grad, self, dim, correction, keepdim, result: F.var_backward(
              F.where(result == 0, 0.0, grad / (result * 2)), self, dim, correction, keepdim))
-prod_all = Op("ProdBackward0", lambda self: np.asarray(self.prod(dtype=K.sum_dtype(self))),
-              self=lambda grad, self, result: grad * F.prod_others(self, None, result))
-prod_dim = Op("ProdBackward1", lambda self, *, dim, keepdim: self.prod(axis=dim, keepdims=keepdim,
-                                                                       dtype=K.sum_dtype(self)),
-              self=lambda grad, self, dim, keepdim, result: (grad if keepdim else grad.unsqueeze(dim))
-              * F.prod_others(self, dim, result if keepdim else result.unsqueeze(dim)))
-cumsum = Op("CumsumBackward0", lambda self, *, dim: np.cumsum(self, axis=dim, dtype=K.sum_dtype(self)),
+prod_all = Op("ProdBackward0", lambda self, *, dtype: np.asarray(self.prod(dtype=K.sum_dtype(self, dtype))),
+              self=lambda grad, self, result: F.prod_backward(grad, self, result, None, False))
+prod_dim = Op("ProdBackward1", lambda self, *, dim, keepdim, dtype: self.prod(axis=dim, keepdims=keepdim,
+                                                                              dtype=K.sum_dtype(self, dtype)),
+              self=lambda grad, self, dim, keepdim, result: F.prod_backward(grad, self, result, dim, keepdim))
+cumsum = Op("CumsumBackward0", lambda self, *, dim, dtype: np.cumsum(self, axis=dim, dtype=K.sum_dtype(self, dtype)),
             self=lambda grad, dim: grad.flip(dim).cumsum(dim).flip(dim))
+cumprod = Op("CumprodBackward0",
+             lambda self, *, dim, dtype: np.cumprod(self, axis=dim, dtype=K.sum_dtype(self, dtype)),
+             self=lambda grad, self, dim, result: F.cumprod_backward(grad, self, dim, result))
 logsumexp = Op("LogsumexpBackward0", lambda self, *, dim, keepdim: K.logsumexp_array(self, dim, keepdim),
                self=lambda grad, self, dim, keepdim, result: (grad if keepdim else F.unsqueeze_dims(grad, dim))
                * (self - (result if keepdim else F.unsqueeze_dims(result, dim))).exp())

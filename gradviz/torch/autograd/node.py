@@ -103,6 +103,9 @@ class SavedScalar:
         return self.value
 
     def as_tensor(self):
+        # An absent optional input (clamp's min=None) reads back as None, as in PyTorch.
+        if self.value is None:
+            return None
         from .. import _functions
         return _functions.scalar_tensor(self.value)
 
