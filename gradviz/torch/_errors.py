@@ -138,6 +138,10 @@ def bool_ambiguous():
                 "grad_outputs_mismatch_masked")
 
 
+def bool_ambiguous_empty():
+    return RuntimeError("Boolean value of Tensor with no values is ambiguous")
+
+
 def once_differentiable_twice():
     return _tag(RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable"),
                 "once_differentiable_double_backward")

@@ -65,7 +65,11 @@ def wrap_dim(dim, ndim):
 
 def _dims(dim, ndim):
     if isinstance(dim, (list, tuple)):
-        return tuple(sorted(wrap_dim(d, ndim) for d in dim))
+        dims = [wrap_dim(d, ndim) for d in dim]
+        for d in dims:
+            if dims.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return tuple(sorted(dims))
     return (wrap_dim(dim, ndim),)
 
 
@@ -109,6 +113,7 @@ def _infer_array(data):
             data = _nested_map(data, lambda v: v._data if isinstance(v, _tensor.Tensor) else v)
             flat = [np.asarray(v).reshape(-1)[0] if isinstance(v, np.ndarray) else v for v in _flatten_python(data)]
         kinds = {_scalar_kind(v) for v in flat}
+        _check_nested_lengths(data)
         arr = np.array(data)
         if "c" in kinds:
             return arr.astype(_dtypes.DEFAULTS.float_dtype.to_complex().np)
@@ -122,6 +127,29 @@ def _infer_array(data):
     kind = _scalar_kind(data)
     return np.array(data, dtype={"c": _dtypes.DEFAULTS.float_dtype.to_complex().np,
                                  "f": _dtypes.DEFAULTS.float_dtype.np, "i": np.int64, "b": np.bool_}[kind])
+
+
+def _check_nested_lengths(data):
+    """PyTorch's ragged-list errors: every sequence at a depth has the length of the first
+    one there (sizes follow the first elements), and sequences stop at the same depth."""
+    sizes, probe = [], data
+    while isinstance(probe, (list, tuple)):
+        sizes.append(len(probe))
+        if not probe:
+            break
+        probe = probe[0]
+    stack = [(data, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth == len(sizes):
+            continue
+        if not isinstance(item, (list, tuple)):
+            if isinstance(item, (np.ndarray, _tensor.Tensor)):
+                continue
+            raise TypeError("not a sequence")
+        if len(item) != sizes[depth]:
+            raise ValueError(f"expected sequence of length {sizes[depth]} at dim {depth} (got {len(item)})")
+        stack.extend((child, depth + 1) for child in reversed(item))
 
 
 def _scalar_kind(v):
@@ -200,11 +228,20 @@ def scalar_tensor(value, dtype=None):
 
 def _factory(fill, size, dtype, requires_grad, default=None):
     shape = _shape_args(size)
+    _check_sizes(shape)
     dt = _resolve_dtype(dtype) or default or _dtypes.DEFAULTS.float_dtype
     return _new_leaf(fill(shape, dt.np), requires_grad)
 
 
+def _check_sizes(shape):
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, shape))}]")
+
+
 def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+    if builtins.any(s < 0 for s in _shape_args(size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _factory(np.zeros, size, dtype, requires_grad)
 
 
@@ -281,6 +318,10 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         dtype = (_dtypes.DEFAULTS.float_dtype if builtins.any(isinstance(v, _float) for v in values) else _dtypes.int64)
     dt = _resolve_dtype(dtype)
+    if values[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    if (values[1] - values[0]) * values[2] < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = _max(0, _int(np.ceil((values[1] - values[0]) / values[2])))
     data = (values[0] + np.arange(n, dtype=np.float64) * values[2]).astype(dt.np)
     return _new_leaf(data, requires_grad)
@@ -289,6 +330,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
     dt = _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype
     steps = _int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     values = _fused_ramp(start, end, steps, dt.np if dt.is_floating_point else np.float64)
     return _new_leaf(values.astype(dt.np), requires_grad)
 
@@ -311,6 +354,10 @@ def _fused_ramp(start, end, steps, np_dtype):
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dt = _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype
     return _new_leaf(np.eye(n, m, dtype=dt.np), requires_grad)
 
@@ -656,7 +703,12 @@ def tensor_where(self, condition, y):
 def where(condition, input=None, other=None):
     if input is None:
         return tuple(_new_leaf(i.astype(np.int64)) for i in np.nonzero(condition._data))
-    return apply(_ops.where, (condition, _other(input), _other(other)), {})
+    if condition._data.dtype != np.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{_dtype_word(condition.dtype)}")
+    input, other = _other(input), _other(other)
+    K.broadcast_shapes(*(np.shape(getattr(x, "_data", x)) for x in (condition, input, other)))
+    return apply(_ops.where, (condition, input, other), {})
 
 
 def to_dtype(input, dtype):
@@ -942,8 +994,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def _dtype_word(dt):
-    return {"int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte", "int16": "Short",
-            "int8": "Char"}.get(dt.name, dt.name.capitalize())
+    """PyTorch's ScalarType name (Float, Long, ...) as its messages print it."""
+    return {"int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte", "int16": "Short", "int8": "Char",
+            "float32": "Float", "float64": "Double", "float16": "Half", "complex64": "ComplexFloat",
+            "complex128": "ComplexDouble"}.get(dt.name, dt.name.capitalize())
 
 
 class _ReturnType(tuple):
@@ -1036,7 +1090,16 @@ def _reduce_dims(input, dim):
     return _dims(dim, input._data.ndim)
 
 
+def _check_floating(input, what):
+    if input._data.dtype.kind not in "fc":
+        if what == "var":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype_word(input.dtype)}")
+
+
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    _check_floating(input, "norm")
     ord = 2.0 if p in ("fro", None) else (_float(p) if not isinstance(p, str) else p)
     if isinstance(ord, str):
         raise RuntimeError(f"norm(): unsupported norm type {p}")
@@ -1044,6 +1107,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    _check_floating(x, "norm")
     return apply(_ops.norm, (x,), {"ord": _float(ord), "dim": _reduce_dims(x, dim), "keepdim": keepdim})
 
 
@@ -1054,6 +1118,7 @@ def _correction(unbiased, correction):
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _check_floating(input, "var")
     if isinstance(dim, _bool):
         unbiased, dim = dim, None
     return apply(_ops.var, (input,), {"dim": _reduce_dims(input, dim), "correction": _correction(unbiased, correction),
@@ -1061,6 +1126,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _check_floating(input, "var")
     if isinstance(dim, _bool):
         unbiased, dim = dim, None
     return apply(_ops.std, (input,), {"dim": _reduce_dims(input, dim), "correction": _correction(unbiased, correction),
@@ -1192,12 +1258,16 @@ def spread_to_ties(grad, self, dim, keepdim, result):
 
 
 def argmax(input, dim=None, keepdim=False):
+    if dim is not None:
+        dim = wrap_dim(dim, input._data.ndim)
     if dim is None:
         return _new_leaf(np.asarray(np.argmax(input._data), dtype=np.int64))
     return _new_leaf(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
 def argmin(input, dim=None, keepdim=False):
+    if dim is not None:
+        dim = wrap_dim(dim, input._data.ndim)
     if dim is None:
         return _new_leaf(np.asarray(np.argmin(input._data), dtype=np.int64))
     return _new_leaf(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
@@ -1341,6 +1411,8 @@ def flatten(self, start_dim=0, end_dim=-1):
     if nd == 0:
         return reshape(self, 1)
     s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return self
     shape = self._data.shape
@@ -1354,7 +1426,14 @@ def t(self):
 
 
 def permute(self, *dims, **keyword):
-    dims = tuple(wrap_dim(d, self._data.ndim) for d in _shape_args(_sizes_or_keyword(dims, keyword, "dims")))
+    dims = _shape_args(_sizes_or_keyword(dims, keyword, "dims"))
+    if len(dims) != self._data.ndim:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the length of "
+                           f"the desired ordering of dimensions i.e. input.dim() = {self._data.ndim} is not equal to "
+                           f"len(dims) = {len(dims)}")
+    dims = tuple(wrap_dim(d, self._data.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return apply(_ops.permute, (self,), {"dims": dims})
 
 
@@ -1612,11 +1691,17 @@ def split(self, split_size_or_sections=None, dim=0, *, split_size=None):
                                f"tensor's size at dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
         return _multi_view(_ops.split_with_sizes, self, {"split_sizes": sizes, "dim": d,
                                                           "self_sym_sizes": self._data.shape}, "SplitWithSizes")
-    return _multi_view(_ops.split, self, {"split_size": _int(split_size_or_sections), "dim": d,
+    size = _int(split_size_or_sections)
+    if size == 0 and self._data.shape[d] != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
+                           f"{self._data.shape[d]}")
+    return _multi_view(_ops.split, self, {"split_size": size, "dim": d,
                                           "self_sym_sizes": self._data.shape}, "Split")
 
 
 def chunk(self, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, self._data.ndim)
     size = self._data.shape[d]
     return split(self, -(-size // chunks) if size else 1, d)
@@ -1639,7 +1724,10 @@ def cat(tensors, dim=0, *, out=None):
         return _out_variant("cat", out, tuple(tensors), lambda: cat(tensors, dim))
     tensors = tuple(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     # PyTorch skips legacy empty 1-D tensors when concatenating.
     tensors = tuple(t for t in tensors if t._data.shape != (0,)) or tensors[:1]
     d = wrap_dim(dim, tensors[0]._data.ndim)
@@ -1819,6 +1907,7 @@ def fill_(self, value):
 
 
 def copy_(self, src, non_blocking=False):
+    _check_expand(src._data.shape, self._data.shape)
     return _inplace(_ops.copy, self, (self, src), {})
 
 

@@ -125,8 +125,15 @@ def scatter_into_zeros(grad, sizes, indices, accumulate):
     return out
 
 
-def broadcast_shapes(a, b):
-    """Broadcast two shapes, raising PyTorch's message on a mismatch."""
+def broadcast_shapes(a, b, *more):
+    """Broadcast shapes left to right, raising PyTorch's message on a mismatch."""
+    out = _broadcast_two(a, b)
+    for c in more:
+        out = _broadcast_two(out, c)
+    return out
+
+
+def _broadcast_two(a, b):
     n = max(len(a), len(b))
     a = (1,) * (n - len(a)) + tuple(a)
     b = (1,) * (n - len(b)) + tuple(b)
@@ -247,7 +254,26 @@ def fma64(a, b, c):
     return s + (s_err + p_err)
 
 
+def check_integer_divisor(a, b):
+    """Integer division and remainder by zero raise in PyTorch (floats give inf / nan)."""
+    if _is_integral(a) and _is_integral(b) and np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def remainder(a, b):
+    check_integer_divisor(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.mod(a, b)
+
+
+def fmod(a, b):
+    check_integer_divisor(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.fmod(a, b)
+
+
 def rounded_divide(a, b, mode):
+    check_integer_divisor(a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
         if mode == "floor":
             return np.floor_divide(a, b)

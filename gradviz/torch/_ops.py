@@ -436,11 +436,11 @@ div_rounding = Op("DivBackward2", lambda self, other, *, rounding_mode: K.rounde
                   promotes=True,
                   self=lambda grad: F.zeros_like(grad),
                   other=lambda grad, other: F.zeros_like(grad * other))
-remainder = Op("RemainderBackward0", lambda self, *, other: np.mod(self, other), self=lambda grad: grad)
-remainder_tensor = Op("RemainderBackward1", lambda self, other: np.mod(self, other), promotes=True,
+remainder = Op("RemainderBackward0", lambda self, *, other: K.remainder(self, other), self=lambda grad: grad)
+remainder_tensor = Op("RemainderBackward1", lambda self, other: K.remainder(self, other), promotes=True,
                       self=lambda grad: grad,
                       other=lambda grad, self, other: -grad * (self / other).floor())
-fmod = Op("FmodBackward0", lambda self, *, other: np.fmod(self, other), self=lambda grad: grad)
+fmod = Op("FmodBackward0", lambda self, *, other: K.fmod(self, other), self=lambda grad: grad)
 # PyTorch has no derivative for floor_divide: its node raises when reached.
 floor_divide = Op("NotImplemented", lambda self, other: K.rounded_divide(self, other, "floor"), promotes=True,
                   self=lambda grad: F.not_implemented("floor_divide"),

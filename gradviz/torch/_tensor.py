@@ -277,6 +277,8 @@ class Tensor:
         return iter(self.unbind(0))
 
     def __bool__(self):
+        if self._data.size == 0:
+            raise _errors.bool_ambiguous_empty()
         if self._data.size != 1:
             raise _errors.bool_ambiguous()
         return bool(self._data.reshape(()))

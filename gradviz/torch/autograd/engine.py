@@ -14,7 +14,7 @@ import numpy as np
 from .. import _errors
 from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
-from .graph import LISTENERS
+from .graph import LISTENERS, emit
 from .node import AccumulateGrad, FreedSlot, SavedScalar, SavedTensor, creation_site
 
 
@@ -28,13 +28,17 @@ _BACKWARD_CALLS = itertools.count(1)
 
 
 class BackwardCall:
-    """Which backward freed a graph's buffers: shown when a later pass trips over them."""
-    __slots__ = ("index", "site", "kind")
+    """One backward()/autograd.grad() call: which one freed a graph's buffers is shown
+    when a later pass trips over them. ``error`` is set when the call raised."""
+    __slots__ = ("index", "site", "kind", "retain_graph", "create_graph", "error")
 
-    def __init__(self, kind):
+    def __init__(self, kind, retain_graph=False, create_graph=False):
         self.index = next(_BACKWARD_CALLS)
         self.site = creation_site(3)
         self.kind = kind
+        self.retain_graph = bool(retain_graph)
+        self.create_graph = bool(create_graph)
+        self.error = None
 
     def __repr__(self):
         where = f" at {self.site[0]}:{self.site[1]}" if self.site else ""
@@ -47,21 +51,18 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None, ac
     capture: edges whose incoming gradient is returned (autograd.grad, backward(inputs=));
     with accumulate=False nothing is written into .grad.
     Returns the captured gradients (None where nothing arrived)."""
-    call = BackwardCall(kind)
+    call = BackwardCall(kind, retain_graph, create_graph)
     prev_mode = STATE.enabled
     STATE.enabled = bool(create_graph)
-    for listener in LISTENERS:
-        hook = getattr(listener, "on_backward", None)
-        if hook is not None:
-            hook("start", roots, call)
+    emit("on_backward", "start", roots, call)
     try:
         return _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate, call)
+    except BaseException as exc:
+        call.error = exc
+        raise
     finally:
         STATE.enabled = prev_mode
-        for listener in LISTENERS:
-            hook = getattr(listener, "on_backward", None)
-            if hook is not None:
-                hook("end", roots, call)
+        emit("on_backward", "end", roots, call)
 
 
 def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate, call):

@@ -13,8 +13,21 @@ from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from .node import _SEQUENCE, AccumulateGrad, SavedScalar, SavedTensor, creation_site
 
-# Objects with .on_node(node, inputs, outputs); an inspector appends itself here.
+# Inspectors append themselves here. Events (each optional on a listener):
+#   on_node(node, inputs, outputs)        a node was recorded
+#   on_backward(phase, roots, call)       'start' / 'end' of backward or autograd.grad
+#   on_inplace(tensor, op_name, site, version), on_data(tensor, site, kind),
+#   on_grad_read(tensor, site), on_scalar(tensor, kind, site), on_optimizer_step(optimizer, site)
 LISTENERS = []
+
+
+def emit(event, *args):
+    """Tell every listener that implements ``event``; costs one truth test when none listen."""
+    if LISTENERS:
+        for listener in list(LISTENERS):
+            handler = getattr(listener, event, None)
+            if handler is not None:
+                handler(*args)
 
 
 def accumulator_of(leaf):
