@@ -29,6 +29,31 @@ SEQUENCE_INDEX_WARNING = (
     "x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
     "which will result either in an error or a different result (Triggered internally at "
     "/__w/pytorch/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:349.)")
+T_NOT_2D_WARNING = (
+    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an "
+    "error in a future release. Consider `x.mT` to transpose batches of matrices or "
+    "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
+T_ZERO_DIM_WARNING = (
+    "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)")
+CREATE_GRAPH_BACKWARD_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
+
+# Texts of PyTorch's TORCH_WARN_ONCE warnings already shown in this process.
+_WARNED_ONCE = set()
+
+
+def warn_once(text, stacklevel=2):
+    """A warning PyTorch gives once per process (TORCH_WARN_ONCE)."""
+    if text in _WARNED_ONCE:
+        return
+    _WARNED_ONCE.add(text)
+    import warnings
+    warnings.warn(text, UserWarning, stacklevel=stacklevel + 1)
 
 
 def _tag(exc, error_id, **context):
@@ -109,9 +134,10 @@ def numpy_requires_grad():
                 "numpy_requires_grad")
 
 
-def grad_shape_mismatch(index, grad_shape, output_shape):
+def grad_shape_mismatch(index, grad_shape, output_shape, output_index=None):
+    output_index = index if output_index is None else output_index
     return _tag(RuntimeError(
-        f"Mismatch in shape: grad_output[{index}] has a shape of {size_repr(grad_shape)} and output[{index}] "
+        f"Mismatch in shape: grad_output[{index}] has a shape of {size_repr(grad_shape)} and output[{output_index}] "
         f"has a shape of {size_repr(output_shape)}."), "backward_gradient_shape_mismatch")
 
 

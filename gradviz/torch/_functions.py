@@ -1448,6 +1448,7 @@ swapaxes = swapdims = transpose
 def T(self):
     if self._data.ndim == 2:
         return permute(self, 1, 0)
+    _errors.warn_once(_errors.T_ZERO_DIM_WARNING if self._data.ndim == 0 else _errors.T_NOT_2D_WARNING, stacklevel=4)
     return permute(self, *reversed(range(self._data.ndim)))
 
 

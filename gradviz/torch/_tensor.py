@@ -283,21 +283,22 @@ class Tensor:
             raise _errors.bool_ambiguous()
         return bool(self._data.reshape(()))
 
-    def _scalar(self):
+    def _scalar(self, warn=False):
         if self._data.size != 1:
             raise _errors.python_scalar_multi_element()
-        if self._requires_grad:
-            warnings.warn(_errors.SCALAR_CONVERSION_WARNING, UserWarning, stacklevel=3)
+        if warn and self._requires_grad:
+            # PyTorch warns once per process, and only for float() and complex(), not int().
+            _errors.warn_once(_errors.SCALAR_CONVERSION_WARNING, stacklevel=4)
         return self._data.reshape(()).item()
 
     def __float__(self):
-        return float(self._scalar())
+        return float(self._scalar(warn=True))
 
     def __int__(self):
         return int(self._scalar())
 
     def __complex__(self):
-        return complex(self._scalar())
+        return complex(self._scalar(warn=True))
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:

@@ -30,9 +30,12 @@ def _make_root_grads(outputs, grad_outputs, is_grads_batched=False):
         elif not F.is_tensor(g):
             g = F.tensor(g, dtype=out.dtype)
         if g._data.shape != out._data.shape:
-            if g._data.size == out._data.size == 1 and False:
-                pass
-            raise _errors.grad_shape_mismatch(i, g._data.shape, out._data.shape)
+            # PyTorch finds the positions for its message with list.index(), which compares
+            # the earlier tensors with ==; that comparison can raise first (and does when it
+            # gives more than one value), exactly as here.
+            grad_index = list(grad_outputs).index(g) if F.is_tensor(grad_outputs[i]) else i
+            out_index = list(outputs).index(out)
+            raise _errors.grad_shape_mismatch(grad_index, g._data.shape, out._data.shape, out_index)
         grads.append(g)
     return grads
 
@@ -57,6 +60,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         retain_graph = create_graph
     roots = _roots(outputs)
     grads = _make_root_grads(outputs, grad_outputs)
+    if create_graph:
+        _errors.warn_once(_errors.CREATE_GRAPH_BACKWARD_WARNING, stacklevel=3)
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:

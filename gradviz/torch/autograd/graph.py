@@ -139,6 +139,7 @@ def _promote(out, arrays):
 
 def record(op, inputs, params, outputs, node=None):
     """Attach a new node for ``op`` to ``outputs``: edges to the inputs, saved slots, site."""
+    Tensor = _tensor.Tensor
     if node is None:
         node = _new(op.node_class)
         node._sequence_nr = next(_SEQUENCE)
@@ -148,12 +149,10 @@ def record(op, inputs, params, outputs, node=None):
     meta = []
     for i in (range(len(inputs)) if op.variadic else op.positions):
         x = inputs[i]
-        data = getattr(x, "_vbox", None) and x._data
-        if data is not None:
-            fn = x._grad_fn
+        if type(x) is Tensor or isinstance(x, Tensor):
             if x._base is not None and x._view_version != x._vbox[0]:
                 refresh_view(x)
-                fn = x._grad_fn
+            fn = x._grad_fn
             if fn is not None:
                 edges.append((fn, x._output_nr))
                 needs.append(True)
@@ -163,6 +162,7 @@ def record(op, inputs, params, outputs, node=None):
             else:
                 edges.append(_NO_EDGE)
                 needs.append(False)
+            data = x._data
             meta.append((data.shape, data.dtype))
         else:
             edges.append(_NO_EDGE)
@@ -171,14 +171,23 @@ def record(op, inputs, params, outputs, node=None):
     node.next_functions = tuple(edges)
     node._needs = needs = tuple(needs)
     node._input_meta = tuple(meta)
-    node._output_meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
-    nr = 0
-    for o in outputs:
-        if o._data.dtype.kind in "fc":
-            o._grad_fn = node
-            o._output_nr = nr
-            o._requires_grad = True
-        nr += 1
+    if len(outputs) == 1:
+        out = outputs[0]
+        data = out._data
+        node._output_meta = ((data.shape, data.dtype),)
+        if data.dtype.kind in "fc":
+            out._grad_fn = node
+            out._output_nr = 0
+            out._requires_grad = True
+    else:
+        node._output_meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
+        nr = 0
+        for o in outputs:
+            if o._data.dtype.kind in "fc":
+                o._grad_fn = node
+                o._output_nr = nr
+                o._requires_grad = True
+            nr += 1
     node._saved = _save(op, inputs, params, outputs, needs)
     node._site = creation_site(3)
     if LISTENERS:
