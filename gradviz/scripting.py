@@ -161,12 +161,24 @@ def read_source(path: str) -> str:
     if os.path.isdir(path):
         raise ScriptError(f"'{path}' is a directory, not a script")
     try:
+        with open(path, "rb") as f:
+            head = f.read(BINARY_SNIFF)
+        if b"\x00" in head:
+            raise ScriptError(f"'{path}' is a binary file, not a Python script")
         with tokenize.open(path) as f:
-            return f.read()
-    except (UnicodeDecodeError, SyntaxError) as e:  # SyntaxError: a bad coding cookie
-        raise ScriptError(f"cannot decode '{path}': {e}") from None
+            text = f.read()
+    except UnicodeDecodeError as e:
+        raise ScriptError(
+            f"cannot decode '{path}': it is not {e.encoding.upper()} text (byte "
+            f"0x{e.object[e.start]:02x} at offset {e.start}); save it as UTF-8 or declare its "
+            "encoding in a '# -*- coding: NAME -*-' first line") from None
+    except SyntaxError as e:  # a bad coding cookie
+        raise ScriptError(f"cannot decode '{path}': {e.msg if hasattr(e, 'msg') else e}") from None
     except OSError as e:
         raise ScriptError(f"cannot read '{path}': {e.strerror or e}") from None
+    if "\x00" in text:  # a NUL past the first block, or a UTF-16 file that decoded
+        raise ScriptError(f"'{path}' is a binary file, not a Python script")
+    return text
 
 
 def split_cells(src: str) -> list:
@@ -250,6 +262,33 @@ def tensor_info(name: str, t) -> TensorInfo:
     )
 
 
+def named_tensors(ns: dict, tensor_type: type, module_type: Optional[type]) -> list:
+    """``[(name, tensor)]`` of a namespace, by record.py's rules (see ``snapshot``).
+
+    Only reads the namespace: nothing is computed, so it is cheap enough to call at
+    every backward of a training loop (``gradviz run --graph`` names the graph with it).
+    """
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, val in list(ns.items()):
+            if not isinstance(name, str) or name.startswith("_"):
+                continue
+            try:
+                if isinstance(val, tensor_type):
+                    out.append((name, val))
+                elif (isinstance(val, (list, tuple)) and 0 < len(val) <= MAX_SEQUENCE
+                      and all(isinstance(v, tensor_type) for v in val)):
+                    out.extend((f"{name}[{i}]", v) for i, v in enumerate(val))
+                elif module_type is not None and isinstance(val, module_type):
+                    recs = [(f"{name}.{pn}", p) for pn, p in val.named_parameters()]
+                    recs += [(f"{name}.{bn}", b) for bn, b in val.named_buffers()]
+                    out.extend(recs)
+            except Exception:  # noqa: BLE001 - a broken object must not end the run
+                continue
+    return out
+
+
 def snapshot(ns: dict, tensor_type: type, module_type: Optional[type]) -> tuple:
     """The named tensors of a namespace, by record.py's rules.
 
@@ -260,19 +299,9 @@ def snapshot(ns: dict, tensor_type: type, module_type: Optional[type]) -> tuple:
     out = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name, val in list(ns.items()):
-            if name.startswith("_"):
-                continue
+        for name, val in named_tensors(ns, tensor_type, module_type):
             try:
-                if isinstance(val, tensor_type):
-                    out.append(tensor_info(name, val))
-                elif (isinstance(val, (list, tuple)) and 0 < len(val) <= MAX_SEQUENCE
-                      and all(isinstance(v, tensor_type) for v in val)):
-                    out.extend(tensor_info(f"{name}[{i}]", v) for i, v in enumerate(val))
-                elif module_type is not None and isinstance(val, module_type):
-                    recs = [tensor_info(f"{name}.{pn}", p) for pn, p in val.named_parameters()]
-                    recs += [tensor_info(f"{name}.{bn}", b) for bn, b in val.named_buffers()]
-                    out.extend(recs)
+                out.append(tensor_info(name, val))
             except Exception:  # noqa: BLE001 - a broken object must not end the run
                 continue
     return tuple(out)

@@ -292,6 +292,19 @@ def saved_detached_inplace():
         "please use out-of-place `.detach()` instead"), "saved_tensor_detached_inplace")
 
 
+def saved_hooks_after_free():
+    return _tag(RuntimeError(
+        "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the graph are "
+        "freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through "
+        "the graph a second time or if you need to access saved variables after calling backward."),
+        "saved_tensor_hooks_after_free")
+
+
+def saved_hooks_already_set():
+    return RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one "
+                        "pair of hooks is allowed at a time.")
+
+
 def derivative_not_implemented(what):
     return _tag(NotImplementedError(f"the derivative for '{what}' is not implemented."), "derivative_not_implemented")
 

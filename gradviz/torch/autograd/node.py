@@ -30,10 +30,11 @@ def creation_site(depth=2):
 
 class FreedSlot:
     """Marks a saved tensor released after backward; reading it raises PyTorch's error."""
-    __slots__ = ("shape", "dtype", "saved_version")
+    __slots__ = ("shape", "dtype", "saved_version", "is_tensor")
 
-    def __init__(self, shape, dtype, saved_version):
+    def __init__(self, shape, dtype, saved_version, is_tensor=True):
         self.shape, self.dtype, self.saved_version = shape, dtype, saved_version
+        self.is_tensor = is_tensor
 
     def __repr__(self):
         return "<freed>"
@@ -42,9 +43,10 @@ class FreedSlot:
 class SavedTensor:
     """One saved slot: the tensor (for inputs) or its data (for outputs), and the version
     of its storage when it was saved, checked when backward unpacks it."""
-    __slots__ = ("tensor", "data", "vbox", "version", "output_nr", "grad_fn", "requires_grad", "is_output")
+    __slots__ = ("tensor", "data", "vbox", "version", "output_nr", "grad_fn", "requires_grad", "is_output", "hooks")
 
     def __init__(self, tensor, is_output, owner=None):
+        self.hooks = None  # (packed value, unpack_hook) once _raw_saved_*.register_hooks ran
         self.vbox = tensor._vbox
         self.version = tensor._vbox[0]
         self.is_output = is_output
@@ -66,6 +68,12 @@ class SavedTensor:
 
     def unpack(self, owner):
         from .._tensor import Tensor
+        if self.hooks is not None:
+            packed, unpack_hook = self.hooks
+            return unpack_hook(packed)
+        if not self.is_output and self.grad_fn is not None and self.tensor._grad_fn is None:
+            # A saved non-leaf input lost its history through detach_() (PyTorch refuses).
+            raise _errors.saved_detached_inplace()
         if self.vbox[0] != self.version:
             # PyTorch names the tensor's current history for inputs, the owner for outputs.
             grad_fn = owner if self.is_output else self.tensor._grad_fn
@@ -84,6 +92,55 @@ class SavedTensor:
 
     def freed(self):
         return FreedSlot(self.data.shape, self.data.dtype, self.version)
+
+    def register_hooks(self, pack_hook, unpack_hook, owner):
+        if self.hooks is not None:
+            raise _errors.saved_hooks_already_set()
+        tensor = self.unpack(owner)
+        self.hooks = (pack_hook(tensor), unpack_hook)
+
+
+class RawSavedTensor:
+    """What ``grad_fn._raw_saved_<name>`` returns: a handle on one saved slot, where
+    pack / unpack hooks can be registered (torch._C._autograd.SavedTensor)."""
+    __slots__ = ("_node", "_key")
+
+    def __init__(self, node, key):
+        self._node, self._key = node, key
+
+    def _slot(self):
+        return self._node._saved[self._key]
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments. The following argument types are "
+                            "supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                            "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked with: "
+                            f"{self!r}, {pack_hook!r}, {unpack_hook!r}")
+        slot = self._slot()
+        if isinstance(slot, FreedSlot):
+            raise _errors.saved_hooks_after_free()
+        slot.register_hooks(pack_hook, unpack_hook, self._node)
+
+    def unpack(self):
+        slot = self._slot()
+        if isinstance(slot, FreedSlot):
+            raise _errors.freed(node=self._node, freed_by=self._node._freed_by)
+        return slot.unpack(self._node)
+
+    @property
+    def data(self):
+        return self.unpack()
+
+    @property
+    def unpack_hook(self):
+        slot = self._slot()
+        hooks = getattr(slot, "hooks", None)
+        return None if hooks is None else hooks[1]
+
+
+RawSavedTensor.__name__ = RawSavedTensor.__qualname__ = "SavedTensor"
+RawSavedTensor.__module__ = "torch._C._autograd"
 
 
 def _forward_name(node_name):
@@ -111,7 +168,7 @@ class SavedScalar:
 
     def freed(self):
         import numpy as np
-        return FreedSlot((), np.asarray(self.value).dtype, 0)
+        return FreedSlot((), np.asarray(self.value).dtype, 0, is_tensor=False)
 
 
 class Node:
@@ -164,6 +221,13 @@ class Node:
 
     def __getattr__(self, attr):
         # _saved_self, _saved_other, _saved_result, _saved_dim, ... as PyTorch's nodes expose them.
+        if attr.startswith("_raw_saved_"):
+            saved = object.__getattribute__(self, "_saved")
+            key = attr[len("_raw_saved_"):]
+            value = saved.get(key) if saved is not None else None
+            # Only tensor slots have a raw form (freed ones too: their hooks then raise).
+            if isinstance(value, SavedTensor) or (isinstance(value, FreedSlot) and value.is_tensor):
+                return RawSavedTensor(self, key)
         if attr.startswith("_saved_"):
             saved = object.__getattribute__(self, "_saved")
             key = attr[len("_saved_"):]
