@@ -128,7 +128,7 @@ def snapshot_dot(p, reps, spec):
     t = time.perf_counter()
     first = once()
     cold_s = time.perf_counter() - t
-    warm, warm_extra = _loop(once, (max(reps[0] - 1, 0),) + tuple(reps[1:]))
+    warm, _ = _loop(once, (max(reps[0] - 1, 0),) + tuple(reps[1:]))
     out = {"times": [cold_s], "cold_snapshot_s": first["snapshot_s"],
            "cold_dot_s": cold_s - first["snapshot_s"], "warm_times": warm,
            "build_and_backward_s": build_s, "graph_nodes": first["nodes"],

@@ -1,12 +1,15 @@
-"""The ``gradviz`` command: a thin click group over scripting and render.
+"""The ``gradviz`` command: a thin click group over ``gradviz.commands``.
 
 Only click is imported up front, so ``gradviz --help`` is quick; each command imports
-what it needs (the engine, numpy, rich) when it runs.  ``GradvizGroup.main`` is the one
-error boundary: usage problems become one line on stderr and exit status 2, an
+its module in ``gradviz.commands`` (and through it the engine, numpy, rich, graphviz)
+when it runs.  ``GradvizGroup.main`` is the one error boundary: usage problems and
+``CommandError`` become one line on stderr (exit 2 unless the error says otherwise), an
 interrupt exits 130, and a failure of gradviz itself is one line (exit 3; set
 GRADVIZ_DEBUG=1 for its traceback) -- never a raw traceback.
 
-Exit status of ``gradviz run``: 0 when no cell raised, 1 when any cell raised.
+Exit status: 0 ok; 1 the script or expression raised, or explain does not know the
+message; 2 usage error, refused input or output that cannot be written; 3 gradviz
+itself failed; 130 interrupted.
 """
 
 import os
@@ -15,6 +18,7 @@ import sys
 import click
 
 from gradviz import __version__
+from gradviz.commands import CommandError
 
 # click >= 8.2 raises this for a bare `gradviz`; older clicks print the help themselves
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -40,6 +44,13 @@ class GradvizGroup(click.Group):
             path = e.ctx.command_path if e.ctx is not None else (prog_name or "gradviz")
             _echo_err(f"{path}: error: {e.format_message()} (see '{path} --help')")
             code = EXIT_USAGE
+        except CommandError as e:
+            path = getattr(e, "command_path", None) or prog_name or "gradviz"
+            hint = f" (see '{path} --help')" if e.usage else ""
+            _echo_err(f"{path}: error: {e.message}{hint}")
+            if e.detail:
+                _echo_err(e.detail)
+            code = e.code
         except click.Abort:
             _echo_err("Aborted.")
             code = EXIT_INTERRUPTED
@@ -85,10 +96,64 @@ def cli():
 
     \b
     Examples:
-      gradviz run samples/seed_graph.py          # run, then a table of the tensors
-      gradviz run notebook.py --cells            # a table after every '# %%' cell
-      gradviz run notebook.py --json > out.json  # machine-readable, nothing else on stdout
+      gradviz run samples/seed_graph.py                     # run, then a table of the tensors
+      gradviz run samples/seed_graph.py --graph g.svg       # ... and a picture of the graph
+      gradviz graph "(x*y + z**2).sum()" -o g.png           # one expression, no script
+      gradviz explain "Trying to backward through the graph a second time"
+      gradviz explain my_script.py                          # diagnose the script's error
+
+    \b
+    Exit status: 0 ok; 1 the script or expression raised, or explain does not
+    know the message; 2 usage error, refused input, or an output that cannot be
+    written; 3 gradviz itself failed (set GRADVIZ_DEBUG=1); 130 interrupted.
     """
+
+
+
+def _command(fn):
+    """Tag a CommandError with the command it came from (``gradviz run: error: ...``)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        ctx = click.get_current_context()
+        try:
+            return fn(*args, **kwargs)
+        except CommandError as e:
+            e.command_path = ctx.command_path
+            raise
+
+    return wrapper
+
+
+VIEW = click.Choice(["both", "forward", "backward"])
+MAX_NODES = click.IntRange(min=0)
+TIMEOUT = click.FloatRange(min=0, min_open=True)
+
+
+def _graph_options(out_flags, out_help):
+    """The options `run` and `graph` share, in the order --help shows them."""
+    def deco(fn):
+        for opt in reversed([
+            click.option(*out_flags, "out", metavar="OUT", default=None, help=out_help),
+            click.option("--view", type=VIEW, default="both", show_default=True,
+                         help="Which graphs the picture shows: the forward graph (tensors and ops), "
+                              "the backward graph (grad_fn nodes, saved tensors), or both side by side."),
+            click.option("--max-nodes", type=MAX_NODES, default=300, show_default=True, metavar="N",
+                         help="Box budget of the picture: past it, long chains and repeated structure are "
+                              "collapsed into summary nodes ('×998 TanhBackward0'). 0 never collapses."),
+            click.option("--tree", is_flag=True,
+                         help="Also print the backward graph as a tree in the terminal."),
+            click.option("--backward-twice", is_flag=True,
+                         help="After the backward pass, run backward again on the root: PyTorch's error "
+                              "is shown verbatim next to a graph whose freed buffers are marked."),
+            click.option("--retain-graph", is_flag=True,
+                         help="Make backward keep the graph (retain_graph=True), so a second backward "
+                              "succeeds and the gradients accumulate (doubled)."),
+        ]):
+            fn = opt(fn)
+        return fn
+    return deco
 
 
 @cli.command("run", context_settings=CONTEXT_SETTINGS)
@@ -99,8 +164,20 @@ def cli():
                    "stdout; the script's own output goes into the JSON.")
 @click.option("--cells", is_flag=True,
               help="Print the tensor table after every cell instead of once at the end.")
-@click.pass_context
-def run_cmd(ctx, script, script_args, as_json, cells):
+@_graph_options(("--graph", "-o"),
+                "Write the graph to OUT: .svg, .png, .pdf (need Graphviz's `dot`) or .dot/.gv; "
+                "'-' prints DOT on stdout.")
+@click.option("--root", "roots", multiple=True, metavar="NAME",
+              help="Draw the graph of this named tensor as it is after the run (repeatable). "
+                   "Default: what the script's last backward()/autograd.grad() was called on.")
+@click.option("--lint", is_flag=True,
+              help="Also warn about silent autograd pitfalls (.data edits, .grad of non-leaves, "
+                   "missing zero_grad, float() of tensors that require grad). Runs the script again.")
+@click.option("--timeout", type=TIMEOUT, default=None, metavar="SECONDS",
+              help="Stop the script after SECONDS; what it computed until then is still reported.")
+@_command
+def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, backward_twice,
+            retain_graph, roots, lint, timeout):
     """Run SCRIPT with `import torch` resolving to gradviz's engine.
 
     SCRIPT is a PyTorch-style Python file. Lines starting with '# %%' split it into
@@ -112,49 +189,128 @@ def run_cmd(ctx, script, script_args, as_json, cells):
     reported with their cell, line and traceback on stderr. Arguments after '--' are
     passed to the script in sys.argv.
 
+    With --graph, the graph of the script's last backward()/autograd.grad() call is
+    captured as that call returns (so the buffers it freed show as freed) and written
+    to OUT; --root NAME draws named tensors instead.
+
     \b
-    Exit status: 0 no cell raised, 1 a cell raised, 2 usage error
-    (e.g. SCRIPT does not exist), 3 gradviz itself failed.
+    Examples:
+      gradviz run samples/seed_graph.py
+      gradviz run samples/seed_graph.py --graph seed.svg --root L
+      gradviz run samples/seed_graph.py --backward-twice --tree
+      gradviz run train.py --graph - --view backward | dot -Tpng > g.png
+      gradviz run train.py --timeout 30 --lint -- --epochs 1
+
+    \b
+    Exit status: 0 no cell raised, 1 a cell raised (or --timeout stopped it),
+    2 usage error (e.g. SCRIPT does not exist, OUT cannot be written, Graphviz
+    missing: the DOT is still written), 3 gradviz itself failed, 130 interrupted.
     """
-    from gradviz import scripting
+    from gradviz.commands import run as command
 
-    try:
-        src = scripting.read_source(script)  # a usage problem shows before anything runs
-    except scripting.ScriptError as e:
-        raise click.UsageError(str(e), ctx) from None
+    return command.run(command.RunOptions(
+        script=script, script_args=tuple(script_args), as_json=as_json, cells=cells, graph=out,
+        roots=tuple(roots), view=view, max_nodes=max_nodes, tree=tree, backward_twice=backward_twice,
+        retain_graph=retain_graph, lint=lint, timeout=timeout))
 
-    if as_json:
-        from gradviz.render import jsonout
 
-        result = scripting.run_script(script, script_args, echo=False)
-        sys.stdout.write(jsonout.dumps(result) + "\n")
-        sys.stdout.flush()
-        return EXIT_OK if result.ok else EXIT_SCRIPT_ERROR
+@cli.command("graph", context_settings=CONTEXT_SETTINGS)
+@click.argument("expression", metavar="EXPRESSION")
+@click.option("--shape", metavar="SHAPE", default=None,
+              help="Shape of every free name (leaf), e.g. 3,3 or 3x3 (default: 3).")
+@click.option("--var", "var", multiple=True, metavar="NAME=SPEC",
+              help="One leaf's shape (a=3x3) or value (x=\"linspace(0,1,5)\", w=\"[1.,2.]\"); repeatable.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed for the random leaves, so runs repeat.")
+@click.option("--dtype", type=click.Choice(["float32", "float64", "float16", "bfloat16"]), default=None,
+              help="dtype of the leaves (default float32).")
+@click.option("--no-backward", is_flag=True,
+              help="Only the forward pass: no backward, no gradients.")
+@_graph_options(("-o", "--output"),
+                "Write the graph to OUT: .svg, .png, .pdf (need Graphviz's `dot`) or .dot/.gv; "
+                "'-' prints DOT on stdout. Without it the backward graph is printed as a tree.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON document (result, tensors, backward, graph, error) and nothing "
+                   "else on stdout.")
+@_command
+def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_nodes, tree,
+              backward_twice, retain_graph, as_json):
+    """Evaluate one EXPRESSION safely, backpropagate, show tensors and graph.
 
-    from gradviz.render import tables
+    EXPRESSION is one expression, or simple assignments separated by ';' or newlines
+    ending in an expression ('-' reads it from stdin). Free names become leaf tensors
+    with requires_grad=True; torch functions (tanh, exp, mm, relu, sum, torch.*, F.*),
+    tensor methods (.sum(dim=1), .t(), .T, ...) and operators are available. It is
+    parsed with `ast` and evaluated against a whitelist: imports, '_' attributes,
+    lambdas, comprehensions, f-strings, builtins and huge allocations are refused
+    before anything runs, with a caret under the offending part.
 
-    out = tables.make_console(sys.stdout)
-    err = tables.make_console(sys.stderr)
-    total = len(scripting.split_cells(src))
+    A scalar result backpropagates; a non-scalar one starts from ones (with a note)
+    unless --no-backward. Then the table lists every tensor (intermediates labelled
+    by assignment name or source text, 'w1*a') and the graph is drawn.
 
-    def on_cell(cell):
-        sys.stdout.flush()
-        if cell.error is not None:
-            tables.print_cell_error(err, cell, total)
-        if cells:
-            tables.print_tensors(out, cell.tensors,
-                                 f"After cell {cell.number} of {total} (line {cell.line})")
+    \b
+    Examples:
+      gradviz graph "(w3*(w1*a) + w4*(w2*a)).sum()" --shape 3,3 -o g.dot
+      gradviz graph "b = w1*a; c = w2*a; L = (10 - (w3*b + w4*c)).sum()" -o g.svg
+      gradviz graph "(x*y).sum()" --backward-twice
+      gradviz graph "(x*y).sum()" --backward-twice --retain-graph
+      gradviz graph "tanh(x @ W).sum()" --var x=2x3 --var W=3x4 --json
 
-    result = scripting.run_script(script, script_args, echo=True, on_cell=on_cell)
-    sys.stdout.flush()
-    if not cells:
-        tables.print_tensors(out, result.tensors, f"Tensors after {script}")
-    if len(result.cells) < result.total_cells:
-        _echo_err(f"gradviz: the script exited in cell {len(result.cells)}; "
-                  f"{result.total_cells - len(result.cells)} cell(s) not run")
-    tables.print_error_summary(err, result)
-    return EXIT_OK if result.ok else EXIT_SCRIPT_ERROR
+    \b
+    Exit status: 0 ok, 1 the expression (or its backward) raised: PyTorch's error
+    is shown as `gradviz explain` would, 2 refused or unparsable input or an output
+    that cannot be written, 3 gradviz itself failed.
+    """
+    from gradviz.commands import graph as command
 
+    return command.run(command.GraphOptions(
+        expression=expression, shape=shape, var=tuple(var), seed=seed, dtype=dtype,
+        no_backward=no_backward, output=out, view=view, max_nodes=max_nodes, tree=tree,
+        backward_twice=backward_twice, retain_graph=retain_graph, as_json=as_json))
+
+
+@cli.command("explain", context_settings=CONTEXT_SETTINGS)
+@click.argument("args", nargs=-1, metavar="MESSAGE | - | SCRIPT.py [-- ARGS]")
+@click.option("--list", "list_", is_flag=True, help="List every error and warning gradviz knows.")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"id", "candidates", "title", "cause", "fix", "context"} as JSON.')
+@click.option("--graph", "-o", "out", metavar="OUT", default=None,
+              help="With a script: write the graph around the failing node to OUT "
+                   "(.svg, .png, .pdf, .dot; '-' prints DOT).")
+@click.option("--timeout", type=TIMEOUT, default=None, metavar="SECONDS",
+              help="With a script: give up if it has not raised after SECONDS.")
+@_command
+def explain_cmd(args, list_, as_json, out, timeout):
+    """Explain an autograd error: what happened, why, and how to fix it.
+
+    \b
+    MESSAGE    an error message, or a whole traceback (quotes optional)
+    -          read the message or traceback from stdin
+    SCRIPT.py  run the script in gradviz's engine until its first error and
+               diagnose the specific cause from the run (which tensor, which
+               line, which backward freed what), with the fix in your names
+    FILE       a saved traceback or log
+
+    Several causes share one message; message mode gives the most common one and
+    lists the others with the question that tells them apart. Script mode knows
+    which one happened.
+
+    \b
+    Examples:
+      gradviz explain "element 0 of tensors does not require grad and does not have a grad_fn"
+      python train.py 2>&1 | gradviz explain -
+      gradviz explain samples/errors/backward_twice.py --graph freed.svg
+      gradviz explain --list
+
+    \b
+    Exit status: 0 explained (or the script raised nothing), 1 a message or error
+    gradviz does not know (the nearest known ones are listed), 2 usage error.
+    """
+    from gradviz.commands import explain as command
+
+    return command.run(command.ExplainOptions(args=tuple(args), list_=list_, as_json=as_json,
+                                              graph=out, timeout=timeout))
 
 def main(argv=None) -> None:
     """Console-script entry point (``gradviz``, ``python -m gradviz``)."""

@@ -27,6 +27,7 @@ import importlib.abc
 import importlib.machinery
 import io
 import os
+import signal
 import sys
 import tokenize
 import traceback
@@ -47,6 +48,8 @@ FULL_LIMIT = 1000
 MAX_SEQUENCE = 64
 #: The engine's random seed at the start of every run, for repeatable output.
 SEED = 0
+#: How much of a script is read to tell a binary file (a NUL byte) from a text one.
+BINARY_SNIFF = 8192
 
 _GRADVIZ_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -56,6 +59,105 @@ class ScriptError(Exception):
 
     A usage problem, not an error raised by the script: the CLI reports it in one line.
     """
+
+
+class ScriptTimeout(BaseException):
+    """Raised inside the script when its time (``timeout=``) is up.
+
+    A BaseException, like KeyboardInterrupt, so the script's own ``except Exception``
+    cannot swallow it.
+    """
+
+    def __init__(self, seconds: Optional[float] = None):
+        limit = f"{seconds:g} s" if seconds is not None else "its time limit"
+        super().__init__(f"the script ran longer than {limit} and was stopped (--timeout)")
+        self.seconds = seconds
+
+
+class Deadline:
+    """Raise ScriptTimeout in the main thread ``seconds`` from ``start()``, while armed.
+
+    In the main thread SIGALRM does it (it also interrupts ``time.sleep``); elsewhere, or
+    where there is no SIGALRM, a watchdog thread sets an asynchronous exception on the
+    thread that started it. Outside ``armed`` the expiry is only noted, and ``check()``
+    raises it the next time the deadline is armed, so gradviz's own bookkeeping between
+    cells is never cut in half.
+    """
+
+    def __init__(self, seconds: Optional[float]):
+        self.seconds = seconds
+        self.expired = False
+        self.armed = False
+        self._old_handler = None
+        self._timer = None
+        self._thread_id = None
+
+    def start(self) -> "Deadline":
+        if not self.seconds or self.seconds <= 0:
+            return self
+        import threading
+
+        if (threading.current_thread() is threading.main_thread()
+                and hasattr(signal, "SIGALRM") and hasattr(signal, "setitimer")):
+            self._old_handler = signal.signal(signal.SIGALRM, self._on_alarm)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        else:
+            self._thread_id = threading.get_ident()
+            self._timer = threading.Timer(self.seconds, self._on_timer)
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def stop(self) -> None:
+        if self._old_handler is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old_handler)
+            self._old_handler = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.armed = False
+
+    def check(self) -> None:
+        if self.expired and self.armed:
+            raise ScriptTimeout(self.seconds)
+
+    def _on_alarm(self, signum, frame):
+        self.expired = True
+        self.check()
+
+    def _on_timer(self):
+        self.expired = True
+        if self.armed and self._thread_id is not None:
+            import ctypes
+
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self._thread_id),
+                                                       ctypes.py_object(ScriptTimeout))
+
+    @contextlib.contextmanager
+    def arm(self):
+        """Let the deadline raise inside this block (at once if it already expired)."""
+        self.armed = True
+        try:
+            self.check()
+            yield
+        finally:
+            self.armed = False
+
+    def __enter__(self):
+        self.start()
+        self.armed = True
+        self.check()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+
+def deadline(seconds: Optional[float]) -> Deadline:
+    """``with deadline(5): ...`` raises ScriptTimeout in the block after 5 s (None: never)."""
+    return Deadline(seconds)
 
 
 # --------------------------------------------------------------------------- results
@@ -136,6 +238,7 @@ class RunResult:
     script: str  # the path as given
     cells: list = field(default_factory=list)  # of CellResult, in order
     total_cells: int = 0  # cells in the script; more than len(cells) if it called sys.exit()
+    stopped: Optional[str] = None  # None, or why the run ended early: "exit", "timeout", "interrupt"
 
     @property
     def errors(self) -> list:
@@ -163,6 +266,8 @@ def read_source(path: str) -> str:
     try:
         with open(path, "rb") as f:
             head = f.read(BINARY_SNIFF)
+        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise ScriptError(f"cannot decode '{path}': it is UTF-16 text; save it as UTF-8")
         if b"\x00" in head:
             raise ScriptError(f"'{path}' is a binary file, not a Python script")
         with tokenize.open(path) as f:
@@ -558,6 +663,9 @@ def run_script(
     on_cell: Optional[Callable[[CellResult], None]] = None,
     engine: Optional[str] = None,
     seed: Optional[int] = SEED,
+    timeout: Optional[float] = None,
+    catch_interrupt: bool = False,
+    around: Optional[Callable[[dict], Any]] = None,
 ) -> RunResult:
     """Run the script at ``path`` cell by cell and return what happened, as plain data.
 
@@ -567,6 +675,14 @@ def run_script(
     engine:  the module ``import torch`` resolves to; default ENGINE (``"torch"``: real
              PyTorch, no aliasing; the tests use it as an oracle).
     seed:    passed to the engine's ``manual_seed`` before the first cell.
+    timeout: seconds the cells may run in all; then ScriptTimeout is raised inside the
+             script, recorded as the cell's error (type ``TimeoutError``), and the run
+             stops (``result.stopped == "timeout"``). What ran is still in the result.
+    catch_interrupt: record a KeyboardInterrupt (Ctrl-C) as the cell's error and stop
+             (``result.stopped == "interrupt"``) instead of letting it propagate.
+    around:  ``around(namespace)`` returns a context manager that is entered, inside the
+             run's session, before the first cell and left after the last one (e.g. to
+             record the graph). Its own exceptions propagate.
 
     Raises ScriptError when the script cannot be read.  Exceptions the script raises end
     their cell and are recorded; only KeyboardInterrupt (and the like) propagate, after
@@ -579,37 +695,66 @@ def run_script(
     result = RunResult(script=path, total_cells=len(cells))
     real_stdout = sys.stdout
     code_path = os.path.abspath(path)
+    limit = Deadline(timeout)
     with _session(path, argv, engine, seed) as (eng, nn, ns):
         internal = [_GRADVIZ_DIR, os.path.dirname(os.path.abspath(eng.__file__))]
         tensor_type = eng.Tensor
         module_type = getattr(nn, "Module", None)
-        for cell in cells:
-            buf = io.StringIO()
-            error = None
-            stop = False
-            out = _Tee(buf, real_stdout) if echo else buf
-            with contextlib.redirect_stdout(out), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                try:
-                    _run_cell(cell, ns, path, code_path)
-                except _CompileError as ce:
-                    # as Python shows a script that does not compile: no frames
-                    if getattr(ce.shown, "filename", None) == code_path:
-                        ce.shown.filename = path
-                    shown = "".join(traceback.format_exception_only(type(ce.shown), ce.shown))
-                    error = CellError(type(ce.recorded).__name__, str(ce.recorded), shown,
-                                      getattr(ce.shown, "lineno", None))
-                except SystemExit as e:
-                    stop = True
-                    if e.code not in (None, 0):
-                        error = _format_error(e, code_path, path, internal)
-                except Exception as e:  # noqa: BLE001 - the cell's error, as in a notebook
-                    error = _format_error(e, code_path, path, internal)
-            tensors = snapshot(ns, tensor_type, module_type)
-            res = CellResult(cell.index, cell.line, cell.source, buf.getvalue(), error, tensors)
-            result.cells.append(res)
-            if on_cell is not None:
-                on_cell(res)
-            if stop:
-                break
+        with (around(ns) if around is not None else contextlib.nullcontext()):
+            limit.start()
+            try:
+                for cell in cells:
+                    buf = io.StringIO()
+                    error = None
+                    stop = None
+                    out = _Tee(buf, real_stdout) if echo else buf
+                    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        try:
+                            with limit.arm():
+                                _run_cell(cell, ns, path, code_path)
+                        except _CompileError as ce:
+                            # as Python shows a script that does not compile: no frames
+                            if getattr(ce.shown, "filename", None) == code_path:
+                                ce.shown.filename = path
+                            shown = "".join(traceback.format_exception_only(type(ce.shown),
+                                                                            ce.shown))
+                            error = CellError(type(ce.recorded).__name__, str(ce.recorded), shown,
+                                              getattr(ce.shown, "lineno", None))
+                        except SystemExit as e:
+                            stop = "exit"
+                            if e.code not in (None, 0):
+                                error = _format_error(e, code_path, path, internal)
+                        except ScriptTimeout as e:
+                            stop = "timeout"
+                            if e.seconds is None:
+                                e = ScriptTimeout(timeout)
+                            error = _renamed(_format_error(e, code_path, path, internal),
+                                             "TimeoutError")
+                        except KeyboardInterrupt as e:
+                            if not catch_interrupt:
+                                raise
+                            stop = "interrupt"
+                            error = _format_error(e, code_path, path, internal)
+                        except Exception as e:  # noqa: BLE001 - the cell's error, as in a notebook
+                            error = _format_error(e, code_path, path, internal)
+                    tensors = snapshot(ns, tensor_type, module_type)
+                    res = CellResult(cell.index, cell.line, cell.source, buf.getvalue(), error,
+                                     tensors)
+                    result.cells.append(res)
+                    if on_cell is not None:
+                        on_cell(res)
+                    if stop:
+                        result.stopped = stop
+                        break
+            finally:
+                limit.stop()
     return result
+
+
+def _renamed(err: CellError, type_name: str) -> CellError:
+    """The error shown as ``type_name`` (ScriptTimeout is gradviz's, not the user's)."""
+    lines = err.traceback.rstrip("\n").split("\n")
+    if lines and ":" in lines[-1]:
+        lines[-1] = type_name + lines[-1][lines[-1].index(":"):]
+    return CellError(type_name, err.message, "\n".join(lines) + "\n", err.line)

@@ -106,7 +106,8 @@ def test_numpy_floor_matches_finite_differences(key):
     """The floor is the gradient reference: check it on small inputs (no timing)."""
     import numpy as np
 
-    sys.path.insert(0, str(ROOT))
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
     from bench import workloads as wl
     from bench.backends import NumpyFloor
 

@@ -48,6 +48,11 @@ def run_dict(result) -> dict:
     return {"script": result.script, "cells": [cell_dict(c) for c in result.cells]}
 
 
+def json_text(doc, indent=None) -> str:
+    """Any document as JSON text (non-finite floats as NaN / Infinity, as ``dumps``)."""
+    return json.dumps(doc, indent=indent)
+
+
 def dumps(result, indent=None) -> str:
     """The document as JSON text.  Non-finite floats are written as NaN / Infinity, as
     Python's json module (and so record.py) writes them."""

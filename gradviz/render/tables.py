@@ -132,6 +132,33 @@ def print_tensors(console: Console, tensors, title: str) -> None:
     console.file.flush()
 
 
+def _nonfinite(stats) -> list:
+    """'nan', 'inf' found in values summarised by ``stats`` (min/max/mean)."""
+    if stats is None or stats.min is None:
+        return []
+    vals = (stats.min, stats.max, stats.mean)
+    found = []
+    if any(isinstance(v, float) and math.isnan(v) for v in vals):
+        found.append("nan")
+    if any(isinstance(v, float) and math.isinf(v) for v in vals):
+        found.append("inf")
+    return found
+
+
+def nonfinite_lines(tensors) -> list:
+    """One line per tensor (or gradient) holding NaN or infinite values, for a warning."""
+    out = []
+    for t in tensors:
+        bad = _nonfinite(t.stats)
+        if bad:
+            out.append(f"{t.name} has {' and '.join(bad)} values")
+        if t.grad is not None:
+            bad = _nonfinite(t.grad.stats)
+            if bad:
+                out.append(f"{t.name}.grad has {' and '.join(bad)} values")
+    return out
+
+
 # --------------------------------------------------------------------------- errors
 
 

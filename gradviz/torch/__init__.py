@@ -21,7 +21,8 @@ from ._functions import (  # noqa: F401
     log2, log10, erf, round, square, atan2, arctan2, nan_to_num, norm, var, std, prod, cumsum, logsumexp, amax, amin,
     split, chunk, tensor_split, cat, concat, concatenate, stack, flip, roll, tril, triu,
     index_select, movedim, moveaxis, fmod, square, argsort, sort, topk, outer, trace, lerp, addcmul, addcdiv, vector_norm,
-    cumprod, clamp_min, clamp_max, softmax, log_softmax,
+    cumprod, clamp_min, clamp_max, softmax, log_softmax, lgamma, digamma, polygamma, igamma, igammac,
+    bernoulli, multinomial, Generator, default_generator, get_rng_state, set_rng_state,
 )
 from ._dtypes import promote_types  # noqa: F401
 from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401
@@ -116,4 +117,4 @@ class _Cuda:
 cuda = _Cuda()
 
 
-from . import nn, optim  # noqa: E402,F401
+from . import nn, optim, special  # noqa: E402,F401

@@ -363,34 +363,76 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 # ----- random numbers -----------------------------------------------------------------
-class _Random:
-    generator = np.random.default_rng(0)
-    seed = 0
+class Generator:
+    """torch.Generator, on numpy's PCG64 (so values differ from PyTorch's Mersenne Twister;
+    seeding, state save / restore and independence of generators behave the same)."""
+    __module__ = "torch"
+
+    def __init__(self, device="cpu"):
+        self.device = CPU
+        self.manual_seed(67280421310721)  # PyTorch's default initial seed
+
+    def manual_seed(self, seed):
+        self._seed = _int(seed)
+        self.generator = np.random.default_rng(self._seed & 0xFFFFFFFFFFFFFFFF)
+        return self
+
+    def seed(self):
+        fresh = _int(np.random.SeedSequence().entropy % (2 ** 63))
+        self.manual_seed(fresh)
+        return fresh
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        import pickle
+        state = pickle.dumps((self._seed, self.generator.bit_generator.state))
+        return _new_leaf(np.frombuffer(state, dtype=np.uint8).copy())
+
+    def set_state(self, new_state):
+        import pickle
+        self._seed, state = pickle.loads(new_state._data.tobytes())
+        self.generator = np.random.default_rng()
+        self.generator.bit_generator.state = state
+        return self
 
 
-RANDOM = _Random()
+# The default generator; gradviz starts it from seed 0 (PyTorch's starts from its own default).
+RANDOM = default_generator = Generator().manual_seed(0)
+
+
+def rng(generator=None):
+    """The numpy Generator behind ``generator`` (a torch.Generator) or the default one."""
+    return (generator or RANDOM).generator
 
 
 def manual_seed(seed):
-    RANDOM.seed = _int(seed)
-    RANDOM.generator = np.random.default_rng(RANDOM.seed)
-    return RANDOM
+    return RANDOM.manual_seed(seed)
 
 
 def seed():
-    return manual_seed(np.random.SeedSequence().entropy % (2 ** 63))
+    return RANDOM.seed()
 
 
 def initial_seed():
-    return RANDOM.seed
+    return RANDOM.initial_seed()
+
+
+def get_rng_state():
+    return RANDOM.get_state()
+
+
+def set_rng_state(new_state):
+    RANDOM.set_state(new_state)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None):
-    return _factory(lambda s, d: RANDOM.generator.random(s, dtype=np.float64).astype(d), size, dtype, requires_grad)
+    return _factory(lambda s, d: rng(generator).random(s, dtype=np.float64).astype(d), size, dtype, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None):
-    return _factory(lambda s, d: RANDOM.generator.standard_normal(s).astype(d), size, dtype, requires_grad)
+    return _factory(lambda s, d: rng(generator).standard_normal(s).astype(d), size, dtype, requires_grad)
 
 
 def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False, generator=None):
@@ -398,12 +440,12 @@ def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad
         low, high, size = 0, low, high
     elif high is None:
         low, high = 0, low
-    return _factory(lambda s, d: RANDOM.generator.integers(low, high, s).astype(d), (tuple(size),), dtype,
+    return _factory(lambda s, d: rng(generator).integers(low, high, s).astype(d), (tuple(size),), dtype,
                     requires_grad, _dtypes.int64)
 
 
 def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None):
-    return _new_leaf(RANDOM.generator.permutation(n).astype((_resolve_dtype(dtype) or _dtypes.int64).np))
+    return _new_leaf(rng(generator).permutation(n).astype((_resolve_dtype(dtype) or _dtypes.int64).np))
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None):
@@ -412,9 +454,68 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None):
         s = std._data if isinstance(std, _tensor.Tensor) else std
         shape = np.broadcast(m, s).shape
         dt = (mean if isinstance(mean, _tensor.Tensor) else std)._data.dtype
-        return _new_leaf((m + s * RANDOM.generator.standard_normal(shape)).astype(dt))
-    return _factory(lambda sh, d: (mean + std * RANDOM.generator.standard_normal(sh)).astype(d), (tuple(size),),
+        return _new_leaf((m + s * rng(generator).standard_normal(shape)).astype(dt))
+    return _factory(lambda sh, d: (mean + std * rng(generator).standard_normal(sh)).astype(d), (tuple(size),),
                     None, False)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """Draws 1 with probability ``input`` (or ``p``) elementwise, in input's dtype."""
+    if p is None:
+        return apply(_ops.bernoulli, (input,), {"generator": generator})
+    return apply(_ops.bernoulli_p, (input,), {"p": p, "generator": generator})
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None):
+    probs = input._data.astype(np.float64)
+    rows = probs.reshape(-1, probs.shape[-1])
+    out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+    for i, row in enumerate(rows):
+        out[i] = rng(generator).choice(row.size, size=num_samples, replace=replacement, p=row / row.sum())
+    return _new_leaf(out.reshape(probs.shape[:-1] + (num_samples,)))
+
+
+# ----- in-place random fills (node: the op's *Backward0, gradient zero w.r.t. old values)
+def uniform_(self, from_=0.0, to=1.0, *, generator=None, **keyword):
+    from_ = keyword.pop("from", from_)
+    return _inplace(_ops.uniform_fill, self, (self,), {"low": from_, "high": to, "generator": generator})
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    return _inplace(_ops.normal_fill, self, (self,), {"mean": mean, "std": std, "generator": generator})
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    if isinstance(p, _tensor.Tensor):
+        return _inplace(_ops.bernoulli_fill_tensor, self, (self, p), {"generator": generator})
+    return _inplace(_ops.bernoulli_fill, self, (self,), {"p": p, "generator": generator})
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    return _inplace(_ops.exponential_fill, self, (self,), {"lambd": lambd, "generator": generator})
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    return _inplace(_ops.cauchy_fill, self, (self,), {"median": median, "sigma": sigma, "generator": generator})
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    return _inplace(_ops.log_normal_fill, self, (self,), {"mean": mean, "std": std, "generator": generator})
+
+
+def geometric_(self, p, *, generator=None):
+    return _inplace(_ops.geometric_fill, self, (self,), {"p": p, "generator": generator})
+
+
+def random_(self, from_=None, to=None, *, generator=None, **keyword):
+    """random_(): integers in [0, 2**mantissa] for floats (the full range for integers);
+    random_(to): [0, to); random_(from, to): [from, to)."""
+    from_ = keyword.pop("from", from_)
+    if from_ is None and to is None:
+        return _inplace(_ops.random_fill_full, self, (self,), {"generator": generator})
+    if to is None:
+        return _inplace(_ops.random_fill_to, self, (self,), {"to": from_, "generator": generator})
+    return _inplace(_ops.random_fill_range, self, (self,), {"low": from_, "to": to, "generator": generator})
 
 
 def legacy_constructor(cls, args, kwargs, dtype=None):
@@ -528,6 +629,41 @@ def fmod(input, other):
 
 def not_implemented(what):
     raise _errors.aten_derivative_not_implemented(what)
+
+
+def derivative_not_implemented(what):
+    """A formula PyTorch lists as not_implemented("..."): raised when backward reaches it."""
+    raise _errors.derivative_not_implemented(what)
+
+
+# ----- special functions --------------------------------------------------------------
+def lgamma(input):
+    return apply(_ops.lgamma, (input,), {})
+
+
+def digamma(input):
+    return apply(_ops.digamma, (input,), {})
+
+
+def polygamma(n, input):
+    return apply(_ops.polygamma, (input,), {"n": _int(n)})
+
+
+def igamma(input, other):
+    return apply(_ops.igamma, (input, _other(other)), {})
+
+
+def igammac(input, other):
+    return apply(_ops.igammac, (input, _other(other)), {})
+
+
+def zeta(input, other):
+    """torch.special.zeta (Hurwitz): either argument may be a Python number."""
+    if _is_number(input):
+        return apply(_ops.zeta_scalar_self, (other,), {"self": input})
+    if _is_number(other):
+        return apply(_ops.zeta_scalar_other, (input,), {"other": other})
+    return apply(_ops.zeta, (input, other), {})
 
 
 def neg(input):
@@ -1853,6 +1989,8 @@ def trace(input):
 
 
 def lerp(input, end, weight):
+    if isinstance(weight, _tensor.Tensor):
+        return apply(_ops.lerp_tensor, (input, end, weight), {})
     return apply(_ops.lerp, (input, end), {"weight": weight})
 
 
@@ -1862,6 +2000,20 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
     return apply(_ops.addcdiv, (input, tensor1, tensor2), {"value": value})
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    return _inplace(_ops.addcmul, self, (self, tensor1, tensor2), {"value": value})
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    return _inplace(_ops.addcdiv, self, (self, tensor1, tensor2), {"value": value})
+
+
+def lerp_(self, end, weight):
+    if isinstance(weight, _tensor.Tensor):
+        return _inplace(_ops.lerp_tensor, self, (self, end, weight), {})
+    return _inplace(_ops.lerp, self, (self, end), {"weight": weight})
 
 
 def movedim(input, source, destination):
@@ -1938,6 +2090,28 @@ def pow_(self, exponent):
 
 def sqrt_(self):
     return _inplace(_ops.sqrt, self, (self,), {})
+
+
+def resize_(self, *sizes, memory_format=None):
+    """Tensor.resize_: a new shape over the same elements in order (kept storage when it is
+    large enough; new elements are zeros here, uninitialised in PyTorch)."""
+    if self._requires_grad:
+        raise _errors.resize_requires_grad()
+    shape = _shape_args(sizes)
+    _check_sizes(shape)
+    count = _int(np.prod(shape, dtype=np.int64))
+    flat = self._data.reshape(-1)
+    if count <= flat.size and np.shares_memory(flat, self._data):
+        self._data = flat[:count].reshape(shape)
+    else:
+        data = np.zeros(count, dtype=self._data.dtype)
+        data[:_min(count, flat.size)] = flat[:count]
+        self._data = data.reshape(shape)
+    return self
+
+
+def resize_as_(self, the_template, memory_format=None):
+    return resize_(self, the_template._data.shape)
 
 
 def _out_variant(name, out, inputs, compute):
@@ -2032,7 +2206,9 @@ TENSOR_METHODS = (
     "square", "atan2", "arctan2", "nan_to_num", "norm", "var", "std", "prod", "cumsum", "logsumexp", "amax", "amin",
     "split", "chunk", "tensor_split", "repeat", "flip", "roll", "tril", "triu", "index_select", "movedim",
     "moveaxis", "sort", "argsort", "topk", "outer", "ger", "trace", "lerp", "addcmul", "addcdiv", "cumsum",
-    "cumprod", "clamp_min", "clamp_max", "softmax", "log_softmax",
+    "cumprod", "clamp_min", "clamp_max", "softmax", "log_softmax", "lgamma", "digamma", "igamma", "igammac",
+    "resize_", "resize_as_", "uniform_", "normal_", "bernoulli_", "exponential_", "cauchy_", "log_normal_",
+    "geometric_", "random_", "bernoulli", "addcmul_", "addcdiv_", "lerp_", "multinomial",
 )
 
 

@@ -14,6 +14,7 @@ written with engine tensor ops, so with create_graph=True they build a graph the
 import numpy as np
 
 from . import _kernels as K
+from . import _kernels_special as KS
 from .autograd.node import Node
 
 _NODE_CLASSES = {}
@@ -445,3 +446,62 @@ fmod = Op("FmodBackward0", lambda self, *, other: K.fmod(self, other), self=lamb
 floor_divide = Op("NotImplemented", lambda self, other: K.rounded_divide(self, other, "floor"), promotes=True,
                   self=lambda grad: F.not_implemented("floor_divide"),
                   other=lambda grad: F.not_implemented("floor_divide"))
+
+# ---------------------------------------------------------------------------------------
+# special functions (kernels in _kernels_special); PyTorch has no derivative w.r.t. the
+# first argument of igamma / igammac / zeta: those formulas raise when backward reaches them.
+lgamma = Op("LgammaBackward0", lambda self: KS.lgamma_array(self), self=lambda grad, self: grad * F.digamma(self))
+digamma = Op("DigammaBackward0", lambda self: KS.digamma_array(self),
+             self=lambda grad, self: grad * F.polygamma(1, self))
+polygamma = Op("PolygammaBackward0", lambda self, *, n: KS.polygamma_array(n, self),
+               self=lambda grad, n, self: grad * F.polygamma(n + 1, self))
+_igamma_density = lambda self, other: ((self - 1) * other.log() - other - F.lgamma(self)).exp()  # noqa: E731
+igamma = Op("IgammaBackward0", lambda self, other: KS.igamma_array(self, other), promotes=True,
+            self=lambda grad: F.derivative_not_implemented("igamma: input"),
+            other=lambda grad, self, other: grad * _igamma_density(self, other))
+igammac = Op("IgammacBackward0", lambda self, other: KS.igammac_array(self, other), promotes=True,
+             self=lambda grad: F.derivative_not_implemented("igammac: input"),
+             other=lambda grad, self, other: -grad * _igamma_density(self, other))
+zeta = Op("SpecialZetaBackward0", lambda self, other: KS.zeta_array(self, other), promotes=True,
+          self=lambda grad: F.derivative_not_implemented("zeta"),
+          other=lambda grad, self, other: grad * -self * F.zeta(self + 1.0, other))
+zeta_scalar_self = Op("SpecialZetaBackward1", lambda other, *, self: KS.zeta_array(self, other),
+                      other=lambda grad, self, other: grad * -self * F.zeta(self + 1.0, other))
+zeta_scalar_other = Op("SpecialZetaBackward2", lambda self, *, other: KS.zeta_array(self, other),
+                       self=lambda grad: F.derivative_not_implemented("zeta"))
+lerp_tensor = Op("LerpBackward1", lambda self, end, weight: self + weight * (end - self), promotes=True,
+                 self=lambda grad, weight: grad * (1 - weight),
+                 end=lambda grad, weight: grad * weight,
+                 weight=lambda grad, self, end: grad * (end - self))
+
+# ---------------------------------------------------------------------------------------
+# random fills (in place) and draws: the values do not depend on the old ones, so the
+# gradient w.r.t. them is zero, as PyTorch's formulas say.
+uniform_fill = Op("UniformBackward0", lambda self, *, low, high, generator: K.as_dtype_of(
+    F.rng(generator).uniform(low, high, self.shape), self), self=_zero_grad)
+normal_fill = Op("NormalBackward0", lambda self, *, mean, std, generator: K.as_dtype_of(
+    mean + std * F.rng(generator).standard_normal(self.shape), self), self=_zero_grad)
+bernoulli_fill = Op("BernoulliBackward2", lambda self, *, p, generator: K.as_dtype_of(
+    F.rng(generator).random(self.shape) < p, self), self=_zero_grad)
+bernoulli_fill_tensor = Op("BernoulliBackward1", lambda self, p, *, generator: K.as_dtype_of(
+    F.rng(generator).random(self.shape) < p, self), self=_zero_grad, p=lambda grad, p: F.zeros_like(p))
+exponential_fill = Op("ExponentialBackward0", lambda self, *, lambd, generator: K.as_dtype_of(
+    F.rng(generator).exponential(1.0 / lambd, self.shape), self), self=_zero_grad)
+cauchy_fill = Op("CauchyBackward0", lambda self, *, median, sigma, generator: K.as_dtype_of(
+    median + sigma * F.rng(generator).standard_cauchy(self.shape), self), self=_zero_grad)
+log_normal_fill = Op("LogNormalBackward0", lambda self, *, mean, std, generator: K.as_dtype_of(
+    F.rng(generator).lognormal(mean, std, self.shape), self), self=_zero_grad)
+geometric_fill = Op("GeometricBackward0", lambda self, *, p, generator: K.as_dtype_of(
+    F.rng(generator).geometric(p, self.shape), self), self=_zero_grad)
+random_fill_range = Op("RandomBackward0", lambda self, *, low, to, generator: K.as_dtype_of(
+    F.rng(generator).integers(low, to, self.shape), self), self=_zero_grad)
+random_fill_to = Op("RandomBackward1", lambda self, *, to, generator: K.as_dtype_of(
+    F.rng(generator).integers(0, to, self.shape), self), self=_zero_grad)
+random_fill_full = Op("RandomBackward2", lambda self, *, generator: K.as_dtype_of(
+    F.rng(generator).integers(0, K.random_upper_bound(self.dtype), self.shape, endpoint=True), self),
+    self=_zero_grad)
+bernoulli = Op("BernoulliBackward0", lambda self, *, generator: K.as_dtype_of(
+    F.rng(generator).random(self.shape) < self, self), self=_zero_grad)
+# bernoulli(input, p) has no derivative in PyTorch: its node raises when reached.
+bernoulli_p = Op("NotImplemented", lambda self, *, p, generator: K.as_dtype_of(
+    F.rng(generator).random(self.shape) < p, self), self=lambda grad: F.not_implemented("bernoulli"))

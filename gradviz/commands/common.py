@@ -1,0 +1,377 @@
+"""What ``run``, ``graph`` and ``explain`` share: output targets, consoles, the graph watch,
+the second backward (``--backward-twice``) and writing a graph.
+
+Imports the engine, inspection and rendering modules lazily, so that checking the
+command line (``output_target``) costs nothing.
+"""
+import contextlib
+import os
+import sys
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from . import EXIT_USAGE, CommandError
+
+GRAPH_FORMATS = ("dot", "gv", "svg", "png", "pdf")
+
+
+# --------------------------------------------------------------------------- output targets
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a graph goes: a file (the extension picks the format) or stdout (DOT)."""
+
+    path: Optional[str]  # None: stdout
+    format: str  # 'dot', 'svg', 'png', 'pdf'
+
+    @property
+    def stdout(self) -> bool:
+        return self.path is None
+
+
+def output_target(path: Optional[str], option: str = "--graph") -> Optional[Target]:
+    """Check an output path before anything runs; None when no path was given.
+
+    ``-`` is DOT on stdout. Raises CommandError (exit 2) for an unknown extension, a
+    directory, a folder that does not exist or cannot be written.
+    """
+    if path is None:
+        return None
+    if path == "-":
+        return Target(None, "dot")
+    if not path.strip():
+        raise CommandError(f"{option} needs a file name (or - for DOT on stdout)", usage=True)
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if not ext:
+        raise CommandError(f"cannot write '{path}': add an extension to pick the format "
+                           "(.dot, .gv, .svg, .png or .pdf)")
+    if ext not in GRAPH_FORMATS:
+        raise CommandError(f"cannot write '{path}': unknown graph format '.{ext}' "
+                           "(use .dot, .gv, .svg, .png or .pdf)")
+    if os.path.isdir(path):
+        raise CommandError(f"cannot write '{path}': it is a directory")
+    folder = os.path.dirname(path) or "."
+    if not os.path.exists(folder):
+        raise CommandError(f"cannot write '{path}': the folder '{folder}' does not exist")
+    if not os.path.isdir(folder):
+        raise CommandError(f"cannot write '{path}': '{folder}' is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise CommandError(f"cannot write '{path}': permission denied")
+    return Target(path, "dot" if ext == "gv" else ext)
+
+
+# --------------------------------------------------------------------------- consoles
+
+
+class Streams:
+    """The report console and the error console.
+
+    When stdout carries data (a JSON document or DOT), the human report goes to stderr
+    with the errors, so stdout holds exactly one thing.
+    """
+
+    def __init__(self, data_on_stdout: bool = False):
+        from gradviz.render import tables
+
+        self.data_on_stdout = data_on_stdout
+        self.err = tables.make_console(sys.stderr)
+        self.report = self.err if data_on_stdout else tables.make_console(sys.stdout)
+
+    @property
+    def report_file(self):
+        return self.report.file
+
+    def note(self, text: str) -> None:
+        """A one-line remark on stderr: ``gradviz: note: ...``."""
+        from rich.text import Text
+
+        self.err.print(Text(f"gradviz: note: {text}"), soft_wrap=True)
+
+    def warn(self, text: str) -> None:
+        from rich.text import Text
+
+        self.err.print(Text(f"gradviz: warning: {text}", style="yellow"), soft_wrap=True)
+
+
+# --------------------------------------------------------------------------- retain_graph
+
+
+@contextlib.contextmanager
+def retain_graph_patch():
+    """While active, every ``backward()`` / ``autograd.grad()`` keeps its graph
+    (``retain_graph=True``), as if the script had asked for it. Restored afterwards.
+
+    ``Tensor.backward`` looks ``gradviz.torch.autograd.backward`` up when called, so
+    replacing the module's two functions covers every way in.
+    """
+    from gradviz.torch import autograd
+
+    real_backward, real_grad = autograd.backward, autograd.grad
+
+    def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+                 inputs=None):
+        return real_backward(tensors, grad_tensors, True, create_graph, grad_variables, inputs)
+
+    def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+             allow_unused=None, is_grads_batched=False, materialize_grads=False):
+        return real_grad(outputs, inputs, grad_outputs, True, create_graph, only_inputs, allow_unused,
+                         is_grads_batched, materialize_grads)
+
+    for new, old in ((backward, real_backward), (grad, real_grad)):
+        new.__name__, new.__qualname__, new.__doc__ = old.__name__, old.__qualname__, old.__doc__
+        new.__module__ = old.__module__
+    autograd.backward, autograd.grad = backward, grad
+    try:
+        yield
+    finally:
+        autograd.backward, autograd.grad = real_backward, real_grad
+
+
+# --------------------------------------------------------------------------- watching a run
+
+
+class Watch:
+    """A Recorder plus what the commands need to know about backward calls.
+
+    names: ``fn() -> {id(tensor): name}``, called when a graph is captured.
+    After the run, ``captured`` is the snapshot taken when the last backward /
+    autograd.grad call returned (buffers already freed), ``last_edges`` that call's
+    root edges (kept alive here, for a second pass) and ``backwarded(node)`` tells
+    whether a node was the root of some backward call.
+    """
+
+    def __init__(self, names: Callable[[], dict]):
+        from gradviz.inspect import Recorder
+
+        self.names = names
+        self.recorder = Recorder(on_backward=self._on_backward, capture=names, keep=1)
+        self.last_edges: list = []
+        self._roots = weakref.WeakSet()
+
+    def _on_backward(self, phase, roots, call):
+        if phase != "end":
+            return
+        self.last_edges = [(n, nr) for n, nr in roots if n is not None]
+        for n, _ in self.last_edges:
+            try:
+                self._roots.add(n)
+            except TypeError:  # a node that cannot be weakly referenced
+                pass
+
+    @property
+    def captured(self):
+        """(BackwardCallInfo, GraphSnapshot) of the last backward call, or None."""
+        return self.recorder.captures[-1] if self.recorder.captures else None
+
+    def backwarded(self, node) -> bool:
+        return node is not None and node in self._roots
+
+    def __enter__(self):
+        self.recorder.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.recorder.__exit__(*exc)
+        return False
+
+
+# --------------------------------------------------------------------------- backward passes
+
+
+@dataclass
+class RootSpec:
+    """A root of the graph: a tensor when there is one, else a (node, output_nr) edge."""
+
+    name: Optional[str]
+    tensor: Any = None
+    edge: Any = None
+    shape: Optional[tuple] = None
+    dtype: Optional[str] = None
+
+    @property
+    def node(self):
+        if self.tensor is not None:
+            return self.tensor.grad_fn
+        return self.edge[0] if self.edge is not None else None
+
+    def target(self):
+        """What ``inspect.snapshot`` takes."""
+        return self.tensor if self.tensor is not None else self.edge
+
+
+@dataclass
+class PassResult:
+    ok: bool
+    error_type: Optional[str] = None
+    message: Optional[str] = None  # str(exception), verbatim
+    gradient: str = "ones"  # what the pass started from
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def error_line(self) -> Optional[str]:
+        return None if self.ok else f"{self.error_type}: {self.message}"
+
+
+def backward_pass(roots, retain_graph: bool) -> PassResult:
+    """Backward from ``roots`` with a gradient of ones for each (exactly what ``L.backward()``
+    does for a scalar L); the engine's error is caught, verbatim."""
+    import gradviz.torch as torch
+    from gradviz.torch.autograd.engine import run_backward
+
+    def go():
+        if all(r.tensor is not None for r in roots):
+            tensors = [r.tensor for r in roots]
+            torch.autograd.backward(tensors, [torch.ones_like(t) for t in tensors], retain_graph=retain_graph)
+        else:
+            grads = [torch.ones(*(r.shape or ()), dtype=getattr(torch, r.dtype or "float32")) for r in roots]
+            run_backward([r.edge for r in roots], grads, retain_graph, False)
+
+    try:
+        without_caller(go)
+    except Exception as e:  # noqa: BLE001 - the error is what --backward-twice shows
+        return PassResult(False, type(e).__name__, str(e))
+    return PassResult(True)
+
+
+def without_caller(fn):
+    """``fn()`` on a thread of its own whose stack holds gradviz's frames only.
+
+    The engine labels nodes and backward calls with the innermost frame outside
+    gradviz, the user's line. What gradviz runs itself (the passes of --backward-twice,
+    an expression of ``gradviz graph``) has no such line: run from the CLI's stack it
+    would be labelled with a line of click. On a bare thread there is no frame to find,
+    so the engine records no site at all. The calling thread waits; grad mode and the
+    listeners are global, so this is the same as a call in place.
+    """
+    import _thread
+
+    done = _thread.allocate_lock()
+    done.acquire()
+    box = {}
+
+    def target():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller
+            box["error"] = e
+        finally:
+            done.release()
+
+    _thread.start_new_thread(target, ())
+    done.acquire()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def roots_of_snapshot(snap, edges) -> list:
+    """RootSpecs for the edges of a captured backward call (names and shapes from ``snap``)."""
+    out = []
+    for k, edge in enumerate(edges):
+        r = snap.roots[k] if k < len(snap.roots) else None
+        out.append(RootSpec(name=r.name if r else None, edge=edge, shape=r.shape if r else None,
+                            dtype=r.dtype if r else None))
+    return out
+
+
+def second_backward_note(second: PassResult, retain: bool) -> str:
+    if second.ok:
+        return ("second backward (--backward-twice) succeeded because the graph was retained "
+                "(--retain-graph): the gradients accumulated, so they are doubled")
+    return f"second backward (--backward-twice) raised {second.error_line}"
+
+
+def print_second_backward(streams: Streams, second: PassResult, freed: int, root_names: str) -> None:
+    """The second pass's outcome in the report, PyTorch's error verbatim."""
+    from rich.text import Text
+
+    con = streams.report
+    con.print()
+    if second.ok:
+        con.print(Text(f"Second backward on {root_names} (--backward-twice): succeeded", style="bold green"))
+        con.print(Text("The graph was retained (--retain-graph), so its saved tensors were still there; "
+                       "the gradients accumulated and are doubled in the table."), soft_wrap=True)
+        return
+    con.print(Text(f"Second backward on {root_names} (--backward-twice) raised, as PyTorch does:",
+                   style="bold red"))
+    con.print(Text(second.error_line), soft_wrap=True)
+    if freed:
+        con.print(Text(f"The first backward freed {freed} saved tensor{'s' if freed != 1 else ''}; "
+                       "the graph marks them freed. Pass --retain-graph to keep them."), soft_wrap=True)
+
+
+def freed_count(snap) -> int:
+    return sum(1 for n in snap.nodes for x in n.saved if x.freed)
+
+
+# --------------------------------------------------------------------------- writing graphs
+
+
+@dataclass
+class GraphOutcome:
+    result: Any = None  # dot.RenderResult, None for stdout
+    source: Optional[str] = None  # DOT, when printed to stdout
+    notes: tuple = ()
+    error: Optional[CommandError] = None
+
+    def as_dict(self, target: Target) -> dict:
+        if self.error is not None:
+            return {"path": target.path, "format": target.format, "error": self.error.message}
+        r = self.result
+        return {"path": r.path if r else None, "format": r.format if r else "dot",
+                "width": r.width if r else None, "height": r.height if r else None,
+                "notes": list(self.notes), "error": None}
+
+
+def write_graph(snap, target: Target, *, view: str, max_nodes: int, notes=(), title=None,
+                show_sites: bool = True, timeout: Optional[float] = None) -> GraphOutcome:
+    """Write ``snap`` to ``target``. Failures come back as ``GraphOutcome.error`` (exit 2),
+    with Graphviz's advice and the DOT written next to the file when Graphviz failed."""
+    from gradviz.render import dot
+
+    options = dict(notes=tuple(notes), title=title, show_sites=show_sites)
+    if view == "forward" and not snap.has_forward:
+        view = "backward"
+    try:
+        if target.stdout:
+            graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **options)
+            source = graph.source if graph.source.endswith("\n") else graph.source + "\n"
+            sys.stdout.write(source)
+            sys.stdout.flush()
+            return GraphOutcome(source=source, notes=graph.notes)
+        kwargs = {"timeout": timeout} if timeout else {}
+        result = dot.render(snap, target.path, view=view, max_nodes=max_nodes, **kwargs, **options)
+        return GraphOutcome(result=result, notes=result.notes)
+    except dot.RenderError as e:  # ImageTooLarge, a failure or a timeout of Graphviz
+        return GraphOutcome(error=CommandError(str(e), EXIT_USAGE))
+    except OSError as e:
+        return GraphOutcome(error=CommandError(
+            f"cannot write '{target.path}': {e.strerror or e}", EXIT_USAGE))
+
+
+def describe_written(outcome: GraphOutcome) -> str:
+    r = outcome.result
+    size = f", {r.width:,} x {r.height:,} px" if r.width and r.height else ""
+    return f"Graph written to {r.path} ({r.format.upper()}{size})"
+
+
+def print_graph_outcome(streams: Streams, outcome: GraphOutcome) -> None:
+    from rich.text import Text
+
+    if outcome.error is not None or outcome.result is None:
+        for note in outcome.notes:
+            streams.note(note)
+        return
+    streams.report.print()
+    streams.report.print(Text(describe_written(outcome)), soft_wrap=True)
+    for note in outcome.notes:
+        streams.report.print(Text(f"note: {note}"), soft_wrap=True)
+
+
+def print_tree(streams: Streams, snap) -> None:
+    from gradviz.render import tree
+
+    streams.report.print()
+    tree.print_tree(snap, console=streams.report)

@@ -1,0 +1,166 @@
+"""``gradviz explain MESSAGE | - | script.py | --list``: explain an autograd error.
+
+A message (or a whole pasted traceback, from stdin with ``-``) is matched against the
+catalog; a script is run in the engine until its first error and diagnosed from what
+the run did. ``--graph OUT`` draws the graph around the failing node of a script.
+"""
+import os
+import sys
+from dataclasses import dataclass
+from typing import Optional
+
+from . import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
+from . import common
+
+MAX_STDIN = 1_000_000  # characters of a pasted traceback
+
+
+@dataclass
+class ExplainOptions:
+    args: tuple = ()
+    list_: bool = False
+    as_json: bool = False
+    graph: Optional[str] = None
+    timeout: Optional[float] = None
+
+
+def _is_script(arg: str) -> bool:
+    return arg.endswith(".py") and " " not in arg.strip() and "\n" not in arg
+
+
+def run(opts: ExplainOptions) -> int:
+    from gradviz.explain import render as explain_render
+
+    args = list(opts.args)
+    if opts.list_:
+        if args:
+            raise CommandError("--list takes no message or script", usage=True)
+        if opts.graph is not None:
+            raise CommandError("--graph needs a script (gradviz explain script.py --graph g.svg)", usage=True)
+        from gradviz.explain import list_entries
+
+        entries = list_entries()
+        if opts.as_json:
+            sys.stdout.write(explain_render.to_json(entries) + "\n")
+        else:
+            explain_render.print_list(entries, file=sys.stdout, width=_width(sys.stdout))
+        return EXIT_OK
+    if not args:
+        raise CommandError("nothing to explain: give an error message, - to read one from stdin, "
+                           "a script.py to diagnose, or --list", usage=True)
+    first = args[0]
+    if _is_script(first) or (len(args) == 1 and os.path.isdir(first)):
+        return _script(opts, first, tuple(args[1:]))
+    if opts.graph is not None:
+        raise CommandError("--graph needs a script: a message alone has no graph "
+                           "(gradviz explain script.py --graph g.svg)", usage=True)
+    if first == "-" and len(args) == 1:
+        text = sys.stdin.read(MAX_STDIN + 1)
+        if len(text) > MAX_STDIN:
+            text = text[-MAX_STDIN:]  # the error line of a traceback is at its end
+        if not text.strip():
+            raise CommandError("nothing to explain: stdin was empty", usage=True)
+    elif len(args) == 1 and os.path.isfile(first):
+        text = _read_text_file(first)
+    else:
+        text = " ".join(args)
+        if not text.strip():
+            raise CommandError("nothing to explain: the message is empty", usage=True)
+    from gradviz.explain import explain_message
+
+    explanation = explain_message(text)
+    _show(opts, explanation, sys.stdout)
+    return explanation.exit_code
+
+
+def _read_text_file(path: str) -> str:
+    """A saved traceback or log (not a .py script): its text is the message."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_STDIN + 1)
+    except OSError as e:
+        raise CommandError(f"cannot read '{path}': {e.strerror or e}", usage=True) from None
+    if b"\x00" in data[:8192]:
+        raise CommandError(f"'{path}' is a binary file, not an error message or a traceback", usage=True)
+    text = data[-MAX_STDIN:].decode("utf-8", "replace")
+    if not text.strip():
+        raise CommandError(f"nothing to explain: '{path}' is empty", usage=True)
+    return text
+
+
+def _width(stream):
+    if "COLUMNS" in os.environ:
+        return None
+    try:
+        return None if stream.isatty() else 100
+    except (AttributeError, ValueError):
+        return 100
+
+
+def _show(opts, obj, stream) -> None:
+    from gradviz.explain import render as explain_render
+
+    if opts.as_json:
+        sys.stdout.write(explain_render.to_json(obj) + "\n")
+        sys.stdout.flush()
+    else:
+        explain_render.print_explanation(obj, file=stream, width=_width(stream))
+
+
+def _script(opts: ExplainOptions, path: str, argv: tuple) -> int:
+    from gradviz import explain, scripting
+    from gradviz.explain import runner
+
+    try:
+        scripting.read_source(path)
+    except scripting.ScriptError as e:
+        raise CommandError(str(e), usage=True) from None
+    target = common.output_target(opts.graph, "--graph")
+    if opts.as_json and target is not None and target.stdout:
+        raise CommandError("--json and --graph - both want stdout: write the graph to a file", usage=True)
+    try:
+        with scripting.deadline(opts.timeout):
+            diagnosis = explain.diagnose_script(path, argv)
+    except runner.ScriptError as e:
+        raise CommandError(str(e), usage=True) from None
+    except scripting.ScriptTimeout:
+        raise CommandError(f"the script did not reach an error within {opts.timeout:g} s (--timeout); "
+                           "nothing to explain", EXIT_SCRIPT_ERROR) from None
+    report_stream = sys.stderr if (target is not None and target.stdout) else sys.stdout
+    _show(opts, diagnosis, report_stream)
+    code = diagnosis.exit_code
+    if target is not None:
+        code = max(code, _graph(diagnosis, target, path))
+    return code
+
+
+def _graph(diagnosis, target, path) -> int:
+    from gradviz.render import dot
+
+    if not diagnosis.graph_roots:
+        why = "the script raised no error" if diagnosis.error is None else "the error involves no autograd graph"
+        print(f"gradviz explain: note: no graph written: {why}", file=sys.stderr)
+        return EXIT_OK
+    notes = []
+    if diagnosis.error:
+        notes.append(f"{diagnosis.error['type']}: {diagnosis.error['message']}")
+    if diagnosis.id:
+        notes.append(f"gradviz explain: {diagnosis.id} ({diagnosis.title})")
+    graph = dot.make_dot(list(diagnosis.graph_roots), names=dict(diagnosis.graph_names),
+                         title=f"gradviz explain: the graph around the error in {os.path.basename(path)}",
+                         notes=notes)
+    if target.stdout:
+        sys.stdout.write(graph.source if graph.source.endswith("\n") else graph.source + "\n")
+        sys.stdout.flush()
+        return EXIT_OK
+    try:
+        result = graph.save(target.path)
+    except dot.RenderError as e:
+        print(f"gradviz explain: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as e:
+        print(f"gradviz explain: error: cannot write '{target.path}': {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
+    size = f", {result.width:,} x {result.height:,} px" if result.width and result.height else ""
+    print(f"gradviz explain: graph written to {result.path} ({result.format.upper()}{size})", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,316 @@
+"""``gradviz graph "EXPRESSION"``: evaluate safely, backward, table, graph.
+
+The expression is parsed and evaluated by ``gradviz.expression`` (a whitelist over
+``ast``, never ``eval``); a Recorder watches the evaluation and the backward so the
+picture has both graphs, with the tensors labelled by assignment name or source text.
+"""
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Optional
+
+from . import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
+from . import common
+
+_NAME = re.compile(r"^[^\W\d]\w*$")
+MAX_TITLE = 70
+
+
+@dataclass
+class GraphOptions:
+    expression: str
+    shape: Optional[str] = None
+    var: tuple = ()  # "name=spec" strings
+    seed: int = 0
+    dtype: Optional[str] = None
+    no_backward: bool = False
+    output: Optional[str] = None
+    view: str = "both"
+    max_nodes: int = 300
+    tree: bool = False
+    backward_twice: bool = False
+    retain_graph: bool = False
+    as_json: bool = False
+
+
+@dataclass
+class Outcome:
+    """Everything ``graph`` learnt, for the report and the JSON."""
+
+    program: object = None
+    evaluation: object = None
+    tensors: tuple = ()
+    backward: dict = field(default_factory=lambda: {"ran": False, "gradient": None, "retain_graph": False})
+    second: Optional[common.PassResult] = None
+    snapshot: object = None
+    graph: Optional[common.GraphOutcome] = None
+    notes: list = field(default_factory=list)
+    error: Optional[dict] = None  # the expression's (or backward's) exception
+    explanation: object = None
+
+
+def _expression_error(e, what="gradviz graph") -> CommandError:
+    from gradviz.expression import format_error
+
+    text = format_error(e, prefix=f"{what}: error")
+    first, _, rest = text.partition("\n")
+    return CommandError(first[len(f"{what}: error: "):], EXIT_USAGE, detail=rest)
+
+
+def _var_specs(items) -> dict:
+    specs = {}
+    for item in items:
+        name, sep, spec = item.partition("=")
+        name = name.strip()
+        if not sep or not spec.strip():
+            raise CommandError(f"--var expects NAME=SHAPE or NAME=VALUE (e.g. a=3x3 or "
+                               f"x=\"linspace(0,1,5)\"), got '{item}'", usage=True)
+        if not _NAME.match(name):
+            raise CommandError(f"--var {item}: '{name}' is not a name", usage=True)
+        if name in specs:
+            raise CommandError(f"--var {name} is given twice", usage=True)
+        specs[name] = spec.strip()
+    return specs
+
+
+def _read_expression(text: str) -> str:
+    if text == "-":
+        text = sys.stdin.read()
+    if not text.strip():
+        raise CommandError("the expression is empty (give one, e.g. \"(x*y).sum()\", or - to read stdin)",
+                           usage=True)
+    return text
+
+
+def run(opts: GraphOptions) -> int:
+    from gradviz import expression
+
+    text = _read_expression(opts.expression)
+    target = common.output_target(opts.output, "-o/--output")
+    if opts.as_json and target is not None and target.stdout:
+        raise CommandError("--json and -o - both want stdout: write the graph to a file", usage=True)
+    if opts.no_backward and (opts.backward_twice or opts.retain_graph):
+        flag = "--backward-twice" if opts.backward_twice else "--retain-graph"
+        raise CommandError(f"{flag} needs a backward pass: drop --no-backward", usage=True)
+    specs = _var_specs(opts.var)
+    try:
+        program = expression.parse(text)
+        shape = expression.parse_shape(opts.shape) if opts.shape is not None else None
+    except expression.ExpressionError as e:
+        raise _expression_error(e) from None
+    dtype = None
+    if opts.dtype:
+        import gradviz.torch as engine
+
+        dtype = getattr(engine, opts.dtype)
+    streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
+    out = _evaluate(opts, program, shape, specs, dtype, target)
+    if opts.as_json:
+        from gradviz.render import jsonout
+
+        sys.stdout.write(jsonout.json_text(_json(opts, out, target)) + "\n")
+        sys.stdout.flush()
+        if out.graph is not None and out.graph.error is not None:
+            print(f"gradviz graph: error: {out.graph.error.message}", file=sys.stderr)
+    else:
+        _print(opts, streams, out, target)
+    if out.error is not None:
+        return EXIT_SCRIPT_ERROR
+    if out.graph is not None and out.graph.error is not None:
+        return out.graph.error.code
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def _labels(ev) -> dict:
+    names = {}
+    for label, t in ev.tensors.items():
+        names.setdefault(id(t), label)
+    return names
+
+
+def _table(ev) -> tuple:
+    from gradviz import scripting
+
+    return tuple(scripting.tensor_info(label, t) for label, t in ev.tensors.items())
+
+
+def _evaluate(opts, program, shape, specs, dtype, target) -> Outcome:
+    import gradviz.torch as engine
+    from gradviz import expression
+    from gradviz.inspect import snapshot
+
+    out = Outcome(program=program)
+    holder = {}
+    watch = common.Watch(lambda: _labels(holder["ev"]) if "ev" in holder else {})
+    saved_grad = engine.is_grad_enabled()
+    try:
+        engine.set_grad_enabled(True)
+        with watch:
+            try:
+                ev = common.without_caller(lambda: expression.evaluate(
+                    program, shape=shape, var_specs=specs, seed=opts.seed, dtype=dtype))
+            except expression.ExpressionError as e:
+                raise _expression_error(e) from None
+            except Exception as e:  # noqa: BLE001 - the expression raised: show it as explain would
+                partial = getattr(e, "gradviz_partial", None)
+                out.evaluation = partial
+                out.tensors = _table(partial) if partial is not None else ()
+                out.error = _error_dict(e, program, partial)
+                return out
+            holder["ev"] = ev
+            out.evaluation = ev
+            value = ev.value
+            is_tensor = isinstance(value, engine.Tensor)
+            roots = None
+            if not is_tensor:
+                out.notes.append(f"the result is a {type(value).__name__}, not a tensor: there is no graph to draw")
+            elif opts.no_backward:
+                out.notes.append("backward skipped (--no-backward)")
+            elif not value.requires_grad:
+                out.notes.append("the result does not require grad: there is nothing to backpropagate")
+            else:
+                roots = [common.RootSpec(ev.result_label, tensor=value)]
+                if value.numel() != 1:
+                    out.notes.append(f"the result has shape {tuple(value.shape)}, not a scalar: backward started "
+                                     "from ones_like(result), the same as (result).sum().backward() (use "
+                                     "--no-backward to skip it)")
+                first = common.backward_pass(roots, retain_graph=opts.retain_graph)
+                out.backward = {"ran": first.ok, "gradient": "implicit" if value.numel() == 1 else "ones",
+                                "retain_graph": opts.retain_graph}
+                if not first.ok:
+                    out.error = _pass_error(first)
+                elif opts.backward_twice:
+                    out.second = common.backward_pass(roots, retain_graph=opts.retain_graph)
+            if is_tensor:
+                out.snapshot = snapshot(value, _labels(ev), watch.recorder)
+            out.tensors = _table(ev)
+    finally:
+        engine.set_grad_enabled(saved_grad)
+    if out.snapshot is not None and target is not None and out.error is None:
+        notes = list(out.notes)
+        if out.second is not None:
+            notes.append(common.second_backward_note(out.second, opts.retain_graph))
+        title = f"gradviz graph: {_short(program.source)}"
+        out.graph = common.write_graph(out.snapshot, target, view=opts.view, max_nodes=opts.max_nodes,
+                                       notes=notes, title=title, show_sites=False)
+    return out
+
+
+def _short(text, limit=MAX_TITLE):
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[:limit - 1] + "…"
+
+
+def _error_dict(e, program, partial) -> dict:
+    from gradviz.explain import explain_message
+
+    message = str(e)
+    explanation = explain_message(f"{type(e).__name__}: {message}")
+    d = {"type": type(e).__name__, "message": message, "position": None, "source": None,
+         "explain": explanation.as_dict(), "_explanation": explanation}
+    if partial is not None and partial.error_position is not None:
+        d["position"] = list(partial.error_position)
+        d["source"] = partial.error_source
+    return d
+
+
+def _pass_error(p: common.PassResult) -> dict:
+    from gradviz.explain import explain_message
+
+    explanation = explain_message(p.error_line)
+    return {"type": p.error_type, "message": p.message, "position": None, "source": "backward()",
+            "explain": explanation.as_dict(), "_explanation": explanation}
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _print(opts, streams, out: Outcome, target) -> None:
+    from rich.text import Text
+
+    from gradviz.render import tables
+
+    ev = out.evaluation
+    title = f"Tensors of {_short(out.program.source)}"
+    if out.error is not None:
+        title = f"Tensors computed before the error in {_short(out.program.source)}"
+    elif out.second is not None and out.second.ok:
+        title += " after two backward passes"
+    if ev is not None and (out.tensors or out.error is None):
+        tables.print_tensors(streams.report, out.tensors, title)
+    if ev is not None and out.error is None and not hasattr(ev.value, "grad_fn"):
+        streams.report.print()
+        streams.report.print(Text(f"Result: {ev.value!r}"), soft_wrap=True)
+    for line in tables.nonfinite_lines(out.tensors):
+        streams.warn(line)
+    for note in out.notes:
+        streams.note(note)
+    if out.error is not None:
+        _print_expression_error(streams, out)
+        return
+    if out.snapshot is not None and (opts.tree or target is None):
+        common.print_tree(streams, out.snapshot)
+    if out.second is not None:
+        common.print_second_backward(streams, out.second, common.freed_count(out.snapshot),
+                                     out.evaluation.result_label)
+    if out.graph is not None:
+        common.print_graph_outcome(streams, out.graph)
+        if out.graph.error is not None:
+            print(f"gradviz graph: error: {out.graph.error.message}", file=sys.stderr)
+    elif target is None and out.snapshot is not None and not opts.as_json:
+        streams.report.print()
+        streams.report.print(Text("Write a picture with -o graph.svg (or .png, .pdf, .dot; -o - prints DOT)."),
+                             style="dim")
+
+
+def _print_expression_error(streams, out: Outcome) -> None:
+    from gradviz.explain import render as explain_render
+    from gradviz.expression import ExpressionError, format_error
+
+    err = out.error
+    where = "backward() raised" if err["source"] == "backward()" else "the expression raised"
+    head = f"gradviz graph: {where} {err['type']}: {err['message']}"
+    if err["position"] is not None:
+        line, col, end = err["position"]
+        caret = format_error(ExpressionError(err["message"], line=line, col=col, end_col=end,
+                                             source=out.program.source), prefix="x")
+        detail = caret.split("\n", 1)[1] if "\n" in caret else ""
+        if detail:
+            head += "\n" + detail
+    print(head, file=sys.stderr)
+    sys.stderr.flush()
+    explain_render.print_explanation(err["_explanation"], file=streams.err.file, width=streams.err.width)
+
+
+def _json(opts, out: Outcome, target) -> dict:
+    from gradviz.render import jsonout
+
+    ev = out.evaluation
+    result = None
+    if ev is not None and out.error is None:
+        value = ev.value
+        result = {"label": ev.result_label, "type": "tensor" if hasattr(value, "grad_fn") else type(value).__name__}
+        if hasattr(value, "grad_fn"):
+            result.update(shape=list(value.shape), dtype=str(value.dtype).replace("torch.", ""),
+                          requires_grad=bool(value.requires_grad),
+                          grad_fn=type(value.grad_fn).__name__ if value.grad_fn is not None else None)
+        else:
+            result["repr"] = repr(value)
+    error = None
+    if out.error is not None:
+        error = {k: v for k, v in out.error.items() if not k.startswith("_")}
+    second = None
+    if out.second is not None:
+        second = {"ok": out.second.ok, "error": None if out.second.ok else
+                  {"type": out.second.error_type, "message": out.second.message}}
+    graph = None
+    if target is not None and out.graph is not None:
+        graph = out.graph.as_dict(target)
+    return {"expression": out.program.source, "leaves": list(out.program.leaves), "seed": opts.seed,
+            "result": result, "backward": dict(out.backward), "second_backward": second,
+            "tensors": [jsonout.tensor_dict(t) for t in out.tensors], "graph": graph,
+            "notes": list(out.notes), "error": error}

@@ -1,0 +1,349 @@
+"""``gradviz run SCRIPT``: run a script in the engine, then tables, graphs, lint.
+
+The script runs through ``scripting.run_script``. With any graph option a ``Watch``
+(a Recorder) listens during the run: the graph of every backward / autograd.grad call
+is captured as the call returns, so the default picture (the last such call) shows the
+buffers that call freed. ``--root NAME`` draws named tensors instead, as they are after
+the run.
+"""
+import contextlib
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Optional
+
+from . import EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
+from . import common
+
+
+@dataclass
+class RunOptions:
+    script: str
+    script_args: tuple = ()
+    as_json: bool = False
+    cells: bool = False
+    graph: Optional[str] = None
+    roots: tuple = ()
+    view: str = "both"
+    max_nodes: int = 300
+    tree: bool = False
+    backward_twice: bool = False
+    retain_graph: bool = False
+    lint: bool = False
+    timeout: Optional[float] = None
+
+
+@dataclass
+class GraphReport:
+    """What the graph part of a run produced."""
+
+    snapshot: object = None
+    roots: list = field(default_factory=list)  # RootSpec
+    how: str = ""  # how the roots were chosen, for people
+    first: Optional[common.PassResult] = None  # a first pass gradviz ran itself
+    second: Optional[common.PassResult] = None
+    tensors: Optional[tuple] = None  # the table after the second pass
+    outcome: Optional[common.GraphOutcome] = None
+    notes: list = field(default_factory=list)
+
+
+class _Names:
+    """``{id(tensor): name}`` of the script's namespace, then of the locals of the
+    script's own frames on the stack (a backward inside ``def train():``)."""
+
+    def __init__(self, code_path):
+        self.code_path = code_path
+        self.ns = None
+        self.tensor_type = self.module_type = None
+
+    def bind(self, ns):
+        import gradviz.torch as engine
+        import gradviz.torch.nn as nn
+
+        self.ns = ns
+        self.tensor_type, self.module_type = engine.Tensor, nn.Module
+
+    def named(self):
+        from gradviz import scripting
+
+        return scripting.named_tensors(self.ns, self.tensor_type, self.module_type) if self.ns is not None else []
+
+    def __call__(self):
+        out = {}
+        for name, t in self.named():
+            out.setdefault(id(t), name)
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_filename == self.code_path and frame.f_locals is not frame.f_globals:
+                for name, v in list(frame.f_locals.items()):
+                    if isinstance(v, self.tensor_type) and not name.startswith("_"):
+                        out.setdefault(id(v), name)
+            frame = frame.f_back
+        return out
+
+
+def run(opts: RunOptions) -> int:
+    from gradviz import scripting
+
+    try:
+        src = scripting.read_source(opts.script)  # a usage problem shows before anything runs
+    except scripting.ScriptError as e:
+        raise CommandError(str(e), usage=True) from None
+    target = common.output_target(opts.graph, "--graph")
+    if opts.as_json and target is not None and target.stdout:
+        raise CommandError("--json and --graph - both want stdout: write the graph to a file",
+                           usage=True)
+    want_graph = bool(target is not None or opts.tree or opts.backward_twice or opts.roots)
+    streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
+    names = _Names(os.path.abspath(opts.script))
+    watch = common.Watch(names) if want_graph else None
+
+    @contextlib.contextmanager
+    def around(ns):
+        names.bind(ns)
+        with contextlib.ExitStack() as stack:
+            if watch is not None:
+                stack.enter_context(watch)
+            if opts.retain_graph:
+                stack.enter_context(common.retain_graph_patch())
+            yield
+
+    total = len(scripting.split_cells(src))
+    kwargs = dict(timeout=opts.timeout, catch_interrupt=True, around=around)
+    if opts.as_json:
+        result = scripting.run_script(opts.script, opts.script_args, echo=False, **kwargs)
+    else:
+        from gradviz.render import tables
+
+        def on_cell(cell):
+            sys.stdout.flush()
+            if cell.error is not None:
+                tables.print_cell_error(streams.err, cell, total)
+            if opts.cells:
+                tables.print_tensors(streams.report, cell.tensors,
+                                     f"After cell {cell.number} of {total} (line {cell.line})")
+
+        # DOT on stdout: the script's own output goes to stderr, out of its way
+        redirect = contextlib.redirect_stdout(sys.stderr) if streams.data_on_stdout else contextlib.nullcontext()
+        with redirect:
+            result = scripting.run_script(opts.script, opts.script_args, echo=True, on_cell=on_cell, **kwargs)
+        sys.stdout.flush()
+
+    report = _graph(opts, watch, names, target) if want_graph else None
+    lint = _lint(opts, streams) if opts.lint else None
+    tensors = report.tensors if report is not None and report.tensors is not None else result.tensors
+
+    if opts.as_json:
+        from gradviz.render import jsonout
+
+        extra = {}
+        if report is not None:
+            extra["graph"] = _graph_json(report, target)
+        if lint is not None:
+            extra["lint"] = lint
+        doc = jsonout.run_dict(result)
+        doc.update(extra)
+        if result.stopped in ("timeout", "interrupt"):
+            doc["stopped"] = result.stopped
+        if report is not None and report.outcome is not None and report.outcome.error is not None:
+            _print_error(report.outcome.error)
+        if report is not None and report.tensors is not None:
+            doc["tensors_after_second_backward"] = [jsonout.tensor_dict(t) for t in report.tensors]
+        sys.stdout.write(jsonout.json_text(doc) + "\n")
+        sys.stdout.flush()
+        return _status(result, report)
+
+    from gradviz.render import tables
+
+    if not opts.cells or (report is not None and report.tensors is not None):
+        title = f"Tensors after {opts.script}"
+        if report is not None and report.second is not None and report.second.ok:
+            title += " and a second backward"
+        tables.print_tensors(streams.report, tensors, title)
+    for line in tables.nonfinite_lines(tensors):
+        streams.warn(line)
+    if report is not None:
+        _print_graph_report(opts, streams, report, target)
+    if lint is not None:
+        _print_lint(streams, lint)
+    if result.stopped == "timeout":
+        streams.err.print(f"gradviz: the script was stopped after {opts.timeout:g} s (--timeout); "
+                          "the table shows what it had computed", soft_wrap=True, markup=False)
+    elif result.stopped == "interrupt":
+        streams.err.print("gradviz: interrupted; the table shows what the script had computed",
+                          soft_wrap=True, markup=False)
+    elif len(result.cells) < result.total_cells:
+        streams.err.print(f"gradviz: the script exited in cell {len(result.cells)}; "
+                          f"{result.total_cells - len(result.cells)} cell(s) not run", soft_wrap=True,
+                          markup=False)
+    tables.print_error_summary(streams.err, result)
+    if report is not None and report.outcome is not None and report.outcome.error is not None:
+        _print_error(report.outcome.error)
+    return _status(result, report)
+
+
+def _status(result, report) -> int:
+    if result.stopped == "interrupt":
+        return EXIT_INTERRUPTED
+    if report is not None and report.outcome is not None and report.outcome.error is not None:
+        return report.outcome.error.code
+    return EXIT_OK if result.ok else EXIT_SCRIPT_ERROR
+
+
+def _print_error(err: CommandError) -> None:
+    print(f"gradviz run: error: {err.message}", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- the graph
+
+
+def _graph(opts: RunOptions, watch, names, target) -> GraphReport:
+    """Pick the roots, run the second backward if asked, take the snapshot, write it."""
+    from gradviz.inspect import snapshot
+
+    rep = GraphReport()
+    named = names.named()
+    captured = watch.captured
+    if opts.roots:
+        by_name = {}
+        for name, t in named:
+            by_name.setdefault(name, t)
+        missing = [r for r in opts.roots if r not in by_name]
+        if missing:
+            known = ", ".join(by_name) or "none"
+            raise CommandError(f"--root {missing[0]}: the script has no tensor named '{missing[0]}' "
+                               f"after the run (named tensors: {_cut(known)})")
+        rep.roots = [common.RootSpec(name, tensor=by_name[name]) for name in opts.roots]
+        rep.how = "--root " + ", ".join(opts.roots)
+    elif captured is not None and watch.last_edges:
+        info, snap = captured
+        rep.roots = common.roots_of_snapshot(snap, watch.last_edges)
+        rep.how = f"the last {info.kind} call" + (f" (line {info.site[1]})" if info.site else "")
+        rep.snapshot = snap
+    else:
+        last = None
+        for name, t in named:
+            if t.grad_fn is not None:
+                last = (name, t)
+        if last is None:
+            why = "nothing to draw: the script made no backward call and no named tensor has a grad_fn"
+            if target is not None:
+                rep.outcome = common.GraphOutcome(error=CommandError(f"{why} (name one with --root)", EXIT_USAGE))
+            else:
+                rep.notes.append(why)
+            return rep
+        rep.roots = [common.RootSpec(last[0], tensor=last[1])]
+        rep.how = f"the last named tensor with a grad_fn ({last[0]})"
+
+    if opts.backward_twice:
+        with watch:
+            nodes = [r.node for r in rep.roots]
+            if not all(watch.backwarded(n) for n in nodes if n is not None):
+                # the script never ran backward from here: gradviz runs the first pass too
+                rep.first = common.backward_pass(rep.roots, retain_graph=opts.retain_graph)
+            if rep.first is None or rep.first.ok:
+                rep.second = common.backward_pass(rep.roots, retain_graph=opts.retain_graph)
+            rep.snapshot = snapshot([r.target() for r in rep.roots], names(), watch.recorder)
+        import gradviz.torch as engine
+        import gradviz.torch.nn as nn
+        from gradviz import scripting
+
+        rep.tensors = scripting.snapshot(names.ns, engine.Tensor, nn.Module) if names.ns is not None else None
+    elif rep.snapshot is None:
+        with watch:
+            rep.snapshot = snapshot([r.target() for r in rep.roots], names(), watch.recorder)
+
+    if target is not None:
+        notes = []
+        if rep.first is not None and not rep.first.ok:
+            notes.append(f"backward (run by gradviz for --backward-twice) raised {rep.first.error_line}")
+        if rep.second is not None:
+            notes.append(common.second_backward_note(rep.second, opts.retain_graph))
+        rep.outcome = common.write_graph(rep.snapshot, target, view=opts.view, max_nodes=opts.max_nodes,
+                                         notes=notes)
+    return rep
+
+
+def _cut(text, limit=300):
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _root_names(rep) -> str:
+    return ", ".join(r.name or "the root" for r in rep.roots) or "the root"
+
+
+def _print_graph_report(opts, streams, rep: GraphReport, target) -> None:
+    from rich.text import Text
+
+    for note in rep.notes:
+        streams.note(note)
+    if rep.snapshot is None:
+        return
+    con = streams.report
+    con.print()
+    con.print(Text(f"Graph of {_root_names(rep)}: {len(rep.snapshot.nodes)} backward nodes, "
+                   f"{len(rep.snapshot.ops)} forward ops; root chosen by {rep.how}"), soft_wrap=True)
+    if opts.tree or (opts.backward_twice and target is None):
+        common.print_tree(streams, rep.snapshot)
+    if rep.first is not None and not rep.first.ok:
+        con.print()
+        con.print(Text(f"Backward on {_root_names(rep)} (run by gradviz for --backward-twice) raised:",
+                       style="bold red"))
+        con.print(Text(rep.first.error_line), soft_wrap=True)
+    if rep.second is not None:
+        common.print_second_backward(streams, rep.second, common.freed_count(rep.snapshot), _root_names(rep))
+    if rep.outcome is not None:
+        common.print_graph_outcome(streams, rep.outcome)
+
+
+def _graph_json(rep: GraphReport, target) -> dict:
+    d = {"roots": [r.name for r in rep.roots], "chosen_by": rep.how,
+         "nodes": len(rep.snapshot.nodes) if rep.snapshot is not None else 0,
+         "freed": common.freed_count(rep.snapshot) if rep.snapshot is not None else 0,
+         "notes": list(rep.notes)}
+    if rep.first is not None:
+        d["first_backward"] = {"ok": rep.first.ok, "error": None if rep.first.ok else
+                               {"type": rep.first.error_type, "message": rep.first.message}}
+    if rep.second is not None:
+        d["second_backward"] = {"ok": rep.second.ok, "error": None if rep.second.ok else
+                                {"type": rep.second.error_type, "message": rep.second.message}}
+    if target is not None and rep.outcome is not None:
+        d["output"] = rep.outcome.as_dict(target)
+    return d
+
+
+# --------------------------------------------------------------------------- lint
+
+
+def _lint(opts: RunOptions, streams) -> dict:
+    """Run the script again under the explain probe; its silent pitfalls as dicts."""
+    from gradviz import explain, scripting
+
+    try:
+        with scripting.deadline(opts.timeout):
+            found = explain.lint_script(opts.script, opts.script_args)
+    except scripting.ScriptTimeout:
+        return {"warnings": [], "error": f"the lint run did not finish within {opts.timeout:g} s (--timeout)"}
+    except Exception as e:  # noqa: BLE001 - lint is extra: it must not hide the run's report
+        if os.environ.get("GRADVIZ_DEBUG"):
+            raise
+        return {"warnings": [], "error": f"lint failed: {type(e).__name__}: {e}"}
+    return {"warnings": [w.as_dict() if hasattr(w, "as_dict") else dict(w) for w in found], "error": None}
+
+
+def _print_lint(streams, lint: dict) -> None:
+    from rich.text import Text
+
+    from gradviz.explain import render as explain_render
+
+    con = streams.report
+    con.print()
+    if lint["error"]:
+        streams.warn(lint["error"])
+        return
+    n = len(lint["warnings"])
+    if not n:
+        con.print(Text("Lint (--lint): no silent autograd pitfalls found"))
+        return
+    con.print(Text(f"Lint (--lint): {n} warning{'s' if n != 1 else ''}", style="bold"))
+    explain_render.print_warnings(lint["warnings"], file=con.file, width=con.width)

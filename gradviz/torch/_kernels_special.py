@@ -1,0 +1,206 @@
+"""numpy kernels for the special functions (torch.lgamma, digamma, polygamma, igamma,
+igammac, special.zeta), written elementwise in Python floats: numpy has none of them and
+gradviz does not depend on scipy. Algorithms follow Cephes, as PyTorch's CPU kernels do."""
+import math
+
+import numpy as np
+
+from . import _dtypes
+
+_MACHEP = 1.11022302462515654042e-16
+# Euler-Maclaurin coefficients of Cephes' zeta: (2k)! / B_2k.
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+           1.8152105401943546773e17, -7.1661652561756670113e18)
+
+
+def _elementwise(fn, dtype, *arrays):
+    """Apply a scalar function over broadcast arrays, giving ``dtype``."""
+    arrays = np.broadcast_arrays(*[np.asarray(a, dtype=np.float64) for a in arrays])
+    out = np.empty(arrays[0].shape, dtype=np.float64)
+    flat_out = out.reshape(-1)
+    flats = [a.reshape(-1) for a in arrays]
+    for i in range(flat_out.size):
+        flat_out[i] = fn(*[float(f[i]) for f in flats])
+    return out.astype(dtype, copy=False)
+
+
+def _lgamma(x):
+    try:
+        return math.lgamma(x)
+    except ValueError:  # the poles at 0, -1, -2, ...
+        return math.inf
+
+
+def zeta(x, q):
+    """Hurwitz zeta: sum over k >= 0 of (k + q) ** -x."""
+    if x == 1.0:
+        return math.inf
+    if x < 1.0:
+        return math.nan
+    if q <= 0.0:
+        if q == math.floor(q):
+            return math.inf
+        if x != math.floor(x):
+            return math.nan
+    s = q ** -x
+    a, b, i = q, 0.0, 0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = a ** -x
+        s += b
+        if abs(b / s) < _MACHEP:
+            return s
+    w = a
+    s += b * w / (x - 1.0)
+    s -= 0.5 * b
+    a, k = 1.0, 0.0
+    for coefficient in _ZETA_A:
+        a *= x + k
+        b /= w
+        t = a * b / coefficient
+        s += t
+        if abs(t / s) < _MACHEP:
+            return s
+        k += 1.0
+        a *= x + k
+        b /= w
+        k += 1.0
+    return s
+
+
+def digamma(x):
+    if x == 0.0:
+        return -math.inf if math.copysign(1.0, x) > 0 else math.inf
+    if x < 0.0:
+        if x == math.floor(x):
+            return math.nan
+        # Reflection: psi(1 - x) - psi(x) = pi / tan(pi x).
+        return digamma(1.0 - x) - math.pi / math.tan(math.pi * x)
+    result = 0.0
+    while x < 10.0:
+        result -= 1.0 / x
+        x += 1.0
+    inv2 = 1.0 / (x * x)
+    series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132))))
+    return result + math.log(x) - 0.5 / x - series
+
+
+def polygamma(n, x):
+    if n == 0:
+        return digamma(x)
+    # psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x)
+    return (-1.0) ** (n + 1) * math.factorial(n) * zeta(n + 1.0, x)
+
+
+def igamma(a, x):
+    """Regularized lower incomplete gamma P(a, x)."""
+    if x < 0.0 or a < 0.0 or math.isnan(a) or math.isnan(x):
+        return math.nan
+    if a == 0.0:
+        return 1.0 if x > 0.0 else math.nan
+    if x == 0.0:
+        return 0.0
+    if math.isinf(a):
+        return math.nan if math.isinf(x) else 0.0
+    if math.isinf(x):
+        return 1.0
+    if x > 1.0 and x > a:
+        return 1.0 - igammac(a, x)
+    return _igamma_series(a, x)
+
+
+def igammac(a, x):
+    """Regularized upper incomplete gamma Q(a, x) = 1 - P(a, x)."""
+    if x < 0.0 or a < 0.0 or math.isnan(a) or math.isnan(x):
+        return math.nan
+    if a == 0.0:
+        return 0.0 if x > 0.0 else math.nan
+    if x == 0.0:
+        return 1.0
+    if math.isinf(a):
+        return math.nan if math.isinf(x) else 1.0
+    if math.isinf(x):
+        return 0.0
+    if x < 1.0 or x < a:
+        return 1.0 - _igamma_series(a, x)
+    return _igammac_fraction(a, x)
+
+
+def _log_prefactor(a, x):
+    return a * math.log(x) - x - math.lgamma(a)
+
+
+def _igamma_series(a, x):
+    ax = _log_prefactor(a, x)
+    if ax < -709.78:
+        return 0.0
+    r, c, total = a, 1.0, 1.0
+    while True:
+        r += 1.0
+        c *= x / r
+        total += c
+        if c / total <= _MACHEP:
+            break
+    return total * math.exp(ax) / a
+
+
+def _igammac_fraction(a, x):
+    ax = _log_prefactor(a, x)
+    if ax < -709.78:
+        return 0.0
+    big, biginv = 4.503599627370496e15, 2.22044604925031308085e-16
+    y, z, c = 1.0 - a, x + 2.0 - a, 0.0
+    pkm2, qkm2 = 1.0, x
+    pkm1, qkm1 = x + 1.0, z * x
+    ans = pkm1 / qkm1
+    while True:
+        c += 1.0
+        y += 1.0
+        z += 2.0
+        yc = y * c
+        pk = pkm1 * z - pkm2 * yc
+        qk = qkm1 * z - qkm2 * yc
+        if qk != 0.0:
+            r = pk / qk
+            t = abs((ans - r) / r)
+            ans = r
+        else:
+            t = 1.0
+        pkm2, pkm1, qkm2, qkm1 = pkm1, pk, qkm1, qk
+        if abs(pk) > big:
+            pkm2, pkm1, qkm2, qkm1 = pkm2 * biginv, pkm1 * biginv, qkm2 * biginv, qkm1 * biginv
+        if t <= _MACHEP:
+            break
+    return ans * math.exp(ax)
+
+
+def lgamma_array(x):
+    return _elementwise(_lgamma, x.dtype, x)
+
+
+def digamma_array(x):
+    return _elementwise(digamma, x.dtype, x)
+
+
+def polygamma_array(n, x):
+    return _elementwise(lambda v: polygamma(n, v), x.dtype, x)
+
+
+def _floating_result(a, b):
+    """numpy's result dtype, or the default float for integers (apply() casts to PyTorch's)."""
+    dtype = np.result_type(a, b)
+    return dtype if dtype.kind in "fc" else _dtypes.DEFAULTS.float_dtype.np
+
+
+def igamma_array(a, x):
+    return _elementwise(igamma, _floating_result(a, x), a, x)
+
+
+def igammac_array(a, x):
+    return _elementwise(igammac, _floating_result(a, x), a, x)
+
+
+def zeta_array(x, q):
+    return _elementwise(zeta, _floating_result(x, q), x, q)
