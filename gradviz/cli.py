@@ -109,7 +109,6 @@ def cli():
     """
 
 
-
 def _command(fn):
     """Tag a CommandError with the command it came from (``gradviz run: error: ...``)."""
     import functools

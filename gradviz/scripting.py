@@ -15,6 +15,14 @@ semantics of ``../shared/conformance/README.md`` (the same as its ``record.py``)
 - warnings are ignored;
 - after every cell the named tensors of the namespace are snapshotted.
 
+``timeout=`` stops a script that runs too long (``ScriptTimeout``, raised in the
+script by SIGALRM or a watchdog thread, recorded as the cell's ``TimeoutError``), and
+``catch_interrupt=True`` records Ctrl-C the same way: the run ends, and what ran is
+still in the result (``RunResult.stopped``). ``around=`` lets a caller wrap the cells in
+its own context manager, inside the run's session (``gradviz run --graph`` records the
+graph with it). ``read_source`` refuses directories, binary files and undecodable
+text with a one-line ``ScriptError``.
+
 The results are frozen dataclasses of plain Python values (no engine objects), so the
 renderers (``gradviz.render``) never touch the engine.  This module imports neither
 click nor rich, and imports the engine only when a script is run.
@@ -265,25 +273,37 @@ def read_source(path: str) -> str:
         raise ScriptError(f"'{path}' is a directory, not a script")
     try:
         with open(path, "rb") as f:
-            head = f.read(BINARY_SNIFF)
-        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-            raise ScriptError(f"cannot decode '{path}': it is UTF-16 text; save it as UTF-8")
-        if b"\x00" in head:
-            raise ScriptError(f"'{path}' is a binary file, not a Python script")
-        with tokenize.open(path) as f:
-            text = f.read()
-    except UnicodeDecodeError as e:
-        raise ScriptError(
-            f"cannot decode '{path}': it is not {e.encoding.upper()} text (byte "
-            f"0x{e.object[e.start]:02x} at offset {e.start}); save it as UTF-8 or declare its "
-            "encoding in a '# -*- coding: NAME -*-' first line") from None
-    except SyntaxError as e:  # a bad coding cookie
-        raise ScriptError(f"cannot decode '{path}': {e.msg if hasattr(e, 'msg') else e}") from None
+            data = f.read()
     except OSError as e:
         raise ScriptError(f"cannot read '{path}': {e.strerror or e}") from None
-    if "\x00" in text:  # a NUL past the first block, or a UTF-16 file that decoded
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ScriptError(f"cannot decode '{path}': it is UTF-16 text; save it as UTF-8")
+    if b"\x00" in data[:BINARY_SNIFF]:
         raise ScriptError(f"'{path}' is a binary file, not a Python script")
-    return text
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:  # no cookie and not UTF-8, or a bad cookie
+        msg = getattr(e, "msg", None) or str(e)
+        if "invalid or missing encoding declaration" in msg:
+            encoding = "utf-8"  # decoded below, for a message with the offending byte
+        else:
+            raise ScriptError(f"cannot decode '{path}': {msg}") from None
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as e:
+        raise ScriptError(
+            f"cannot decode '{path}': it is not {_encoding_name(e.encoding)} text (byte "
+            f"0x{e.object[e.start]:02x} at offset {e.start}); save it as UTF-8 or declare its "
+            "encoding in a '# -*- coding: NAME -*-' first line") from None
+    except LookupError as e:
+        raise ScriptError(f"cannot decode '{path}': {e}") from None
+    if "\x00" in text:  # a NUL past the first block
+        raise ScriptError(f"'{path}' is a binary file, not a Python script")
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as open() reads
+
+
+def _encoding_name(codec: str) -> str:
+    return {"utf-8": "UTF-8", "utf-8-sig": "UTF-8"}.get(codec.lower(), codec)
 
 
 def split_cells(src: str) -> list:
@@ -698,6 +718,10 @@ def run_script(
     limit = Deadline(timeout)
     with _session(path, argv, engine, seed) as (eng, nn, ns):
         internal = [_GRADVIZ_DIR, os.path.dirname(os.path.abspath(eng.__file__))]
+        numpy = sys.modules.get("numpy")
+        if engine == ENGINE and numpy is not None and getattr(numpy, "__file__", None):
+            # the engine's numpy calls are its implementation, not the user's code
+            internal.append(os.path.dirname(os.path.abspath(numpy.__file__)))
         tensor_type = eng.Tensor
         module_type = getattr(nn, "Module", None)
         with (around(ns) if around is not None else contextlib.nullcontext()):

@@ -370,8 +370,8 @@ def print_graph_outcome(streams: Streams, outcome: GraphOutcome) -> None:
         streams.report.print(Text(f"note: {note}"), soft_wrap=True)
 
 
-def print_tree(streams: Streams, snap) -> None:
+def print_tree(streams: Streams, snap, **options) -> None:
     from gradviz.render import tree
 
     streams.report.print()
-    tree.print_tree(snap, console=streams.report)
+    tree.print_tree(snap, console=streams.report, **options)

@@ -4,7 +4,6 @@ The expression is parsed and evaluated by ``gradviz.expression`` (a whitelist ov
 ``ast``, never ``eval``); a Recorder watches the evaluation and the backward so the
 picture has both graphs, with the tensors labelled by assignment name or source text.
 """
-import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -113,6 +112,8 @@ def run(opts: GraphOptions) -> int:
         sys.stdout.flush()
         if out.graph is not None and out.graph.error is not None:
             print(f"gradviz graph: error: {out.graph.error.message}", file=sys.stderr)
+        if opts.tree and out.snapshot is not None:
+            common.print_tree(streams, out.snapshot, show_sites=False)  # stderr: stdout has the JSON
     else:
         _print(opts, streams, out, target)
     if out.error is not None:
@@ -253,7 +254,7 @@ def _print(opts, streams, out: Outcome, target) -> None:
         _print_expression_error(streams, out)
         return
     if out.snapshot is not None and (opts.tree or target is None):
-        common.print_tree(streams, out.snapshot)
+        common.print_tree(streams, out.snapshot, show_sites=False)
     if out.second is not None:
         common.print_second_backward(streams, out.second, common.freed_count(out.snapshot),
                                      out.evaluation.result_label)
@@ -283,7 +284,8 @@ def _print_expression_error(streams, out: Outcome) -> None:
             head += "\n" + detail
     print(head, file=sys.stderr)
     sys.stderr.flush()
-    explain_render.print_explanation(err["_explanation"], file=streams.err.file, width=streams.err.width)
+    explain_render.print_explanation(err["_explanation"], file=streams.err.file,
+                                     width=min(100, streams.err.width))
 
 
 def _json(opts, out: Outcome, target) -> dict:

@@ -147,6 +147,8 @@ def run(opts: RunOptions) -> int:
             doc["stopped"] = result.stopped
         if report is not None and report.outcome is not None and report.outcome.error is not None:
             _print_error(report.outcome.error)
+        if report is not None and opts.tree and report.snapshot is not None:
+            common.print_tree(streams, report.snapshot)  # stderr: stdout has the JSON
         if report is not None and report.tensors is not None:
             doc["tensors_after_second_backward"] = [jsonout.tensor_dict(t) for t in report.tensors]
         sys.stdout.write(jsonout.json_text(doc) + "\n")
@@ -238,7 +240,7 @@ def _graph(opts: RunOptions, watch, names, target) -> GraphReport:
     if opts.backward_twice:
         with watch:
             nodes = [r.node for r in rep.roots]
-            if not all(watch.backwarded(n) for n in nodes if n is not None):
+            if any(n is None or not watch.backwarded(n) for n in nodes):
                 # the script never ran backward from here: gradviz runs the first pass too
                 rep.first = common.backward_pass(rep.roots, retain_graph=opts.retain_graph)
             if rep.first is None or rep.first.ok:
@@ -346,4 +348,4 @@ def _print_lint(streams, lint: dict) -> None:
         con.print(Text("Lint (--lint): no silent autograd pitfalls found"))
         return
     con.print(Text(f"Lint (--lint): {n} warning{'s' if n != 1 else ''}", style="bold"))
-    explain_render.print_warnings(lint["warnings"], file=con.file, width=con.width)
+    explain_render.print_warnings(lint["warnings"], file=con.file, width=min(100, con.width))

@@ -9,6 +9,10 @@ The schema is the conformance schema of ``../shared/conformance/README.md`` (wha
                                             "stats": {"min", "max", "mean", "norm"},
                                             "grad": null | {"data", "stats"}}]}]}
 
+``gradviz run --json`` adds ``graph``, ``lint``, ``stopped`` and
+``tensors_after_second_backward`` keys only when the options that produce them are
+used; ``gradviz graph --json`` builds its own document with ``json_text``.
+
 No engine, no click, no rich here.
 """
 

@@ -117,4 +117,4 @@ class _Cuda:
 cuda = _Cuda()
 
 
-from . import nn, optim, special  # noqa: E402,F401
+from . import nn, optim, special, utils  # noqa: E402,F401

@@ -47,13 +47,26 @@ CREATE_GRAPH_BACKWARD_WARNING = (
 _WARNED_ONCE = set()
 
 
-def warn_once(text, stacklevel=2):
-    """A warning PyTorch gives once per process (TORCH_WARN_ONCE)."""
+def reset_warnings_once():
+    """Forget which once-per-process warnings were shown: for a runner that gives each
+    script the fresh process PyTorch would have (gradviz run, explain)."""
+    _WARNED_ONCE.clear()
+
+
+def warn_once(text):
+    """A warning PyTorch gives once per process (TORCH_WARN_ONCE), shown at the user's line
+    (the innermost frame outside gradviz.torch)."""
     if text in _WARNED_ONCE:
         return
     _WARNED_ONCE.add(text)
+    import os
+    import sys
     import warnings
-    warnings.warn(text, UserWarning, stacklevel=stacklevel + 1)
+    engine_dir = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(engine_dir):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(text, UserWarning, stacklevel=level)
 
 
 def _tag(exc, error_id, **context):
@@ -407,3 +420,12 @@ def index_out_of_bounds(index, position, size):
 def index_broadcast(shapes):
     listed = ", ".join("[" + ", ".join(map(str, s)) + "]" for s in shapes)
     return IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {listed}")
+
+
+def index_put_shape(value_shape, result_shape):
+    return RuntimeError(f"shape mismatch: value tensor of shape [{', '.join(map(str, value_shape))}] cannot be "
+                        f"broadcast to indexing result of shape [{', '.join(map(str, result_shape))}]")
+
+
+def fill_value_dim(ndim):
+    return RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {ndim} dimensions.")

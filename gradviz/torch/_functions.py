@@ -624,7 +624,7 @@ def remainder(input, other):
 def fmod(input, other):
     if _is_number(other):
         return apply(_ops.fmod, (input,), {"other": other})
-    return apply(_ops.remainder_tensor, (input, other), {})
+    return apply(_ops.fmod_tensor, (input, other), {})
 
 
 def not_implemented(what):
@@ -1584,7 +1584,7 @@ swapaxes = swapdims = transpose
 def T(self):
     if self._data.ndim == 2:
         return permute(self, 1, 0)
-    _errors.warn_once(_errors.T_ZERO_DIM_WARNING if self._data.ndim == 0 else _errors.T_NOT_2D_WARNING, stacklevel=4)
+    _errors.warn_once(_errors.T_ZERO_DIM_WARNING if self._data.ndim == 0 else _errors.T_NOT_2D_WARNING)
     return permute(self, *reversed(range(self._data.ndim)))
 
 
@@ -1649,11 +1649,12 @@ def select(self, dim, index):
     return _select(self, wrap_dim(dim, self._data.ndim), index)
 
 
-def _select(self, dim, index, indexing=False):
+def _select(self, dim, index, indexing_position=None):
+    """select(); from indexing, errors name the item's position in the index."""
     size = self._data.shape[dim]
     if not -size <= index < size:
-        if indexing:
-            raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+        if indexing_position is not None:
+            raise IndexError(f"index {index} is out of bounds for dimension {indexing_position} with size {size}")
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"[{', '.join(map(str, self._data.shape))}] at dimension {dim}")
     return apply(_ops.select, (self,), {"dim": dim, "index": index % size if size else index,
@@ -1697,32 +1698,7 @@ def getitem(self, index):
     if isinstance(index, slice):
         # A lone slice always makes a SliceBackward0 in PyTorch, even x[:].
         return _slice(self, 0, index.start, index.stop, index.step)
-    index = _index_tuple(index)
-    n_real = _sum(_dims_consumed(i) for i in index if i is not None and i is not Ellipsis)
-    if n_real > self._data.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim}")
-    out, dim = self, 0
-    advanced = []  # (dim of ``out`` where it applies, numpy index)
-    for i in index:
-        if i is Ellipsis:
-            dim += self._data.ndim - n_real
-        elif i is None:
-            out = unsqueeze(out, dim)
-            dim += 1
-        elif isinstance(i, slice):
-            if i != slice(None):
-                out = _slice(out, dim, i.start, i.stop, i.step)
-            dim += 1
-        elif isinstance(i, (_int, np.integer)) and not isinstance(i, (_bool, np.bool_)) or (
-                isinstance(i, _tensor.Tensor) and i._data.ndim == 0 and i._data.dtype.kind in "iu"):
-            out = _select(out, dim, _int(i), indexing=True)
-        elif _is_advanced(i):
-            array = _index_array(i)
-            advanced.append((dim, array))
-            dim += _dims_consumed(i)
-        else:
-            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
-                             "valid indices (got " + builtins.type(i).__name__ + ")")
+    out, advanced = apply_slicing(self, index_tuple(index))
     if advanced:
         return _advanced_getitem(out, advanced)
     if out is self:
@@ -1730,7 +1706,43 @@ def getitem(self, index):
     return out
 
 
-def _index_tuple(index):
+def apply_slicing(self, index):
+    """PyTorch's applySlicing: the basic items of ``index`` (a tuple) applied in order as
+    views, and the advanced ones as [(dim of the result where it applies, numpy array)]."""
+    n_real = _sum(_dims_consumed(i) for i in index if i is not None and i is not Ellipsis)
+    if n_real > self._data.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self._data.ndim}")
+    out, dim = self, 0
+    advanced = []
+    for position, i in enumerate(index):
+        if i is Ellipsis:
+            dim += self._data.ndim - n_real
+        elif i is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(i, (_bool, np.bool_)):
+            # A Python bool: a new dim of size 1 (True) or 0 (False), as an index into it.
+            out = unsqueeze(out, dim)
+            advanced.append((dim, np.zeros(1 if i else 0, dtype=np.int64)))
+            dim += 1
+        elif isinstance(i, slice):
+            if i != slice(None):
+                out = _slice(out, dim, i.start, i.stop, i.step)
+            dim += 1
+        elif isinstance(i, (_int, np.integer)) or (
+                isinstance(i, _tensor.Tensor) and i._data.ndim == 0 and i._data.dtype.kind in "iu"):
+            # PyTorch's message names the item's position in the index as the dimension.
+            out = _select(out, dim, _int(i), indexing_position=position)
+        elif _is_advanced(i):
+            advanced.append((dim, _index_array(i)))
+            dim += _dims_consumed(i)
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             "valid indices (got " + builtins.type(i).__name__ + ")")
+    return out, advanced
+
+
+def index_tuple(index):
     """The index as a tuple. A list holding sequences, tensors, slices, None or Ellipsis is
     still read as a tuple, with PyTorch's deprecation warning."""
     if isinstance(index, tuple):
@@ -1756,14 +1768,13 @@ def _dims_consumed(i):
 
 
 def _is_advanced(i):
+    """Tensor, list and mask indices (and Python bools, which PyTorch turns into one)."""
     if isinstance(i, _tensor.Tensor):
         return i._data.ndim > 0 or i._data.dtype.kind == "b"
     return isinstance(i, (list, tuple, np.ndarray, _bool, np.bool_))
 
 
 def _index_array(i):
-    if isinstance(i, (_bool, np.bool_)):
-        return _bool(i)
     array = i._data if isinstance(i, _tensor.Tensor) else np.asarray(i)
     if array.dtype.kind == "f" and not isinstance(i, _tensor.Tensor):
         array = array.astype(np.int64)  # PyTorch reads a Python list of floats as indices
@@ -1772,31 +1783,59 @@ def _index_array(i):
     return array
 
 
-def _advanced_getitem(self, advanced):
-    shape = self._data.shape
+def numpy_index(shape, advanced):
+    """The numpy index applying ``advanced`` to a tensor of ``shape``, with PyTorch's
+    checks of masks, bounds and broadcasting."""
     items, dim = [], 0
     for k, (position, array) in enumerate(advanced):
         items.extend([slice(None)] * (position - dim))
         dim = position
-        if isinstance(array, np.ndarray) and array.dtype == np.bool_:
+        if array.dtype == np.bool_:
             for j, size in enumerate(array.shape):
                 if dim + j >= len(shape) or shape[dim + j] != size:
                     raise _errors.index_mask_shape(array.shape, j, shape, dim + j)
             dim += array.ndim
-        elif not isinstance(array, _bool):
+        else:
             size = shape[dim]
             bad = (array >= size) | (array < -size)
             if bad.any():
                 raise _errors.index_out_of_bounds(_int(array[bad].reshape(-1)[0]), k, size)
             dim += 1
         items.append(array)
-    np_index = tuple(items)
-    arrays = [a for a in np_index if isinstance(a, np.ndarray) and a.dtype != np.bool_]
+    arrays = [a for a in items if isinstance(a, np.ndarray) and a.dtype != np.bool_]
     try:
         np.broadcast_shapes(*[a.shape for a in arrays])
     except ValueError:
         raise _errors.index_broadcast([a.shape for a in arrays]) from None
-    return apply(_ops.index, (self,), {"indices": np_index, "self_sym_sizes": shape})
+    return tuple(items)
+
+
+def _advanced_getitem(self, advanced):
+    np_index = numpy_index(self._data.shape, advanced)
+    return apply(_ops.index, (self,), {"indices": np_index, "self_sym_sizes": self._data.shape})
+
+
+def copy_to(dst, src):
+    """at::indexing::copy_to, for ``t[basic index] = value``: copy_ when the shapes agree,
+    fill_ with a 0-dim value, else the value (leading 1s dropped) expanded, then copy_."""
+    if dst._data.shape == src._data.shape:
+        return copy_(dst, src)
+    if src._data.ndim == 0:
+        return fill_(dst, src)
+    src = strip_leading_ones(src, always_view=True)
+    if src._data.shape != dst._data.shape:
+        src = expand(src, dst._data.shape)
+    return copy_(dst, src)
+
+
+def strip_leading_ones(t, always_view=False):
+    """PyTorch's slicePrefix1sSize: a value's leading size-1 dims viewed away (copy_to
+    takes that view even when there are none)."""
+    shape = t._data.shape
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return view(t, shape[k:]) if k or always_view else t
 
 
 def setitem(self, index, value):
@@ -2048,7 +2087,13 @@ def div_(self, other, *, rounding_mode=None):
 
 
 def clamp_(self, min=None, max=None):
+    if isinstance(min, _tensor.Tensor) or isinstance(max, _tensor.Tensor):
+        bounds = [b if b is None or isinstance(b, _tensor.Tensor) else scalar_tensor(b, self.dtype) for b in (min, max)]
+        return _inplace(_ops.clamp_tensor, self, (self, *bounds), {})
     return _inplace(_ops.clamp, self, (self,), {"min": min, "max": max})
+
+
+clip_ = clamp_
 
 
 def zero_(self):
@@ -2056,7 +2101,11 @@ def zero_(self):
 
 
 def fill_(self, value):
-    return _inplace(_ops.fill, self, (self,), {"value": value.item() if isinstance(value, _tensor.Tensor) else value})
+    if isinstance(value, _tensor.Tensor):
+        if value._data.ndim != 0:
+            raise _errors.fill_value_dim(value._data.ndim)
+        return _inplace(_ops.fill_tensor, self, (self, value), {})
+    return _inplace(_ops.fill, self, (self,), {"value": value})
 
 
 def copy_(self, src, non_blocking=False):
@@ -2085,7 +2134,82 @@ def neg_(self):
 
 
 def pow_(self, exponent):
+    if isinstance(exponent, _tensor.Tensor):
+        return _inplace(_ops.pow_tensor, self, (self, exponent), {})
     return _inplace(_ops.pow_scalar, self, (self,), {"exponent": exponent})
+
+
+def _unary_inplace(op):
+    def fn(self):
+        return _inplace(op, self, (self,), {})
+    fn.__name__ = op.node_name
+    return fn
+
+
+abs_ = absolute_ = _unary_inplace(_ops.abs)
+sin_, cos_, tan_ = _unary_inplace(_ops.sin), _unary_inplace(_ops.cos), _unary_inplace(_ops.tan)
+asin_ = arcsin_ = _unary_inplace(_ops.asin)
+acos_ = arccos_ = _unary_inplace(_ops.acos)
+atan_ = arctan_ = _unary_inplace(_ops.atan)
+sinh_, cosh_ = _unary_inplace(_ops.sinh), _unary_inplace(_ops.cosh)
+log_, log1p_, log2_, log10_ = (_unary_inplace(_ops.log), _unary_inplace(_ops.log1p), _unary_inplace(_ops.log2),
+                               _unary_inplace(_ops.log10))
+expm1_, erf_ = _unary_inplace(_ops.expm1), _unary_inplace(_ops.erf)
+floor_, ceil_, round_ = _unary_inplace(_ops.floor), _unary_inplace(_ops.ceil), _unary_inplace(_ops.round)
+trunc_ = fix_ = _unary_inplace(_ops.trunc)
+frac_, sign_, sgn_ = _unary_inplace(_ops.frac), _unary_inplace(_ops.sign), _unary_inplace(_ops.sgn)
+reciprocal_, rsqrt_ = _unary_inplace(_ops.reciprocal), _unary_inplace(_ops.rsqrt)
+negative_ = neg_
+lgamma_, digamma_ = _unary_inplace(_ops.lgamma), _unary_inplace(_ops.digamma)
+
+
+def square_(self):
+    return pow_(self, 2)
+
+
+def clamp_min_(self, min):
+    if isinstance(min, _tensor.Tensor):
+        return _inplace(_ops.clamp_min_tensor, self, (self, min), {})
+    return _inplace(_ops.clamp_min, self, (self,), {"min": min})
+
+
+def clamp_max_(self, max):
+    if isinstance(max, _tensor.Tensor):
+        return _inplace(_ops.clamp_max_tensor, self, (self, max), {})
+    return _inplace(_ops.clamp_max, self, (self,), {"max": max})
+
+
+def masked_fill_(self, mask, value):
+    mask = mask._data if isinstance(mask, _tensor.Tensor) else np.asarray(mask)
+    if mask.dtype != np.bool_:
+        raise _errors.masked_fill_mask_dtype(_C_TYPE_NAMES.get(mask.dtype.name, mask.dtype.name))
+    if isinstance(value, _tensor.Tensor):
+        if value._data.ndim != 0:
+            raise _errors.masked_fill_value_dim(value._data.ndim)
+        return _inplace(_ops.masked_fill_tensor, self, (self, value), {"mask": mask})
+    return _inplace(_ops.masked_fill, self, (self,), {"mask": mask, "value": value})
+
+
+def fmod_(self, other):
+    if _is_number(other):
+        return _inplace(_ops.fmod, self, (self,), {"other": other})
+    return _inplace(_ops.fmod_tensor, self, (self, other), {})
+
+
+def remainder_(self, other):
+    if _is_number(other):
+        return _inplace(_ops.remainder, self, (self,), {"other": other})
+    return _inplace(_ops.remainder_tensor, self, (self, other), {})
+
+
+def cumsum_(self, dim, *, dtype=None):
+    return _inplace(_ops.cumsum, self, (self,), {"dim": wrap_dim(dim, self._data.ndim), "dtype": _resolve_dtype(dtype)})
+
+
+def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    info = np.finfo(self._data.dtype)
+    return _inplace(_ops.nan_to_num, self, (self,), {"nan": nan, "posinf": info.max if posinf is None else posinf,
+                                                     "neginf": info.min if neginf is None else neginf})
 
 
 def sqrt_(self):
@@ -2145,7 +2269,8 @@ def tensor_repr(t):
     from . import _format
     suffixes = []
     if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+        # PyTorch prints the node's type name (CopySlices), not its name() (torch::autograd::CopySlices).
+        suffixes.append(f"grad_fn=<{builtins.type(t._grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     prefix = "tensor("
@@ -2209,7 +2334,14 @@ TENSOR_METHODS = (
     "cumprod", "clamp_min", "clamp_max", "softmax", "log_softmax", "lgamma", "digamma", "igamma", "igammac",
     "resize_", "resize_as_", "uniform_", "normal_", "bernoulli_", "exponential_", "cauchy_", "log_normal_",
     "geometric_", "random_", "bernoulli", "addcmul_", "addcdiv_", "lerp_", "multinomial",
+    "abs_", "absolute_", "sin_", "cos_", "tan_", "asin_", "arcsin_", "acos_", "arccos_", "atan_", "arctan_",
+    "sinh_", "cosh_", "log_", "log1p_", "log2_", "log10_", "expm1_", "erf_", "floor_", "ceil_", "round_", "trunc_",
+    "fix_", "frac_", "sign_", "sgn_", "reciprocal_", "rsqrt_", "negative_", "lgamma_", "digamma_", "square_",
+    "clamp_min_", "clamp_max_", "clip_", "masked_fill_", "fmod_", "remainder_", "cumsum_", "nan_to_num_",
+    "multiply_", "subtract_", "divide_", "true_divide_", "polygamma",
 )
+multiply_, subtract_ = mul_, sub_
+divide_ = true_divide_ = div_
 
 
 # ----- numpy's argument names ---------------------------------------------------------

@@ -64,8 +64,11 @@ def sigmoid_array(x):
 
 def clamp_array(x, lo, hi):
     """min(max(x, lo), hi): with lo > hi every element becomes hi, as in PyTorch. Python
-    bounds keep x's dtype; tensor bounds promote (apply() casts the result)."""
-    keep = x.dtype if not isinstance(lo, np.ndarray) and not isinstance(hi, np.ndarray) else None
+    bounds promote here (an integer tensor clamped at 0.5 becomes floating); tensor bounds
+    promote in apply()."""
+    keep = None
+    if not isinstance(lo, np.ndarray) and not isinstance(hi, np.ndarray):
+        keep = x.dtype if x.dtype.kind == "f" else _dtypes.result_type([x, lo, hi]).np
     out = x
     if lo is not None:
         out = np.maximum(out, lo)

@@ -303,6 +303,9 @@ masked_fill_tensor = Op("MaskedFillBackward1",
 alias = Op("AliasBackward0", lambda self: self.view(), view=True, self=lambda grad: grad)
 zero = Op("ZeroBackward0", lambda self: np.zeros_like(self), self=lambda grad: F.zeros_like(grad))
 fill = Op("FillBackward2", lambda self, *, value: np.full_like(self, value), self=lambda grad: F.zeros_like(grad))
+# fill_ with a 0-dim tensor: the value is differentiable, it receives every element's gradient.
+fill_tensor = Op("FillBackward3", lambda self, value: np.full_like(self, value), self=lambda grad: F.zeros_like(grad),
+                 value=lambda grad: grad.sum())
 copy = Op("CopyBackwards", lambda self, src: np.broadcast_to(src, self.shape).astype(self.dtype),
           self=lambda grad: F.zeros_like(grad),
           src=lambda grad, src: grad.to(src.dtype))
@@ -442,6 +445,9 @@ remainder_tensor = Op("RemainderBackward1", lambda self, other: K.remainder(self
                       self=lambda grad: grad,
                       other=lambda grad, self, other: -grad * (self / other).floor())
 fmod = Op("FmodBackward0", lambda self, *, other: K.fmod(self, other), self=lambda grad: grad)
+fmod_tensor = Op("FmodBackward1", lambda self, other: K.fmod(self, other), promotes=True,
+                 self=lambda grad: grad,
+                 other=lambda grad, self, other: -grad * F.div(self, other, rounding_mode="trunc"))
 # PyTorch has no derivative for floor_divide: its node raises when reached.
 floor_divide = Op("NotImplemented", lambda self, other: K.rounded_divide(self, other, "floor"), promotes=True,
                   self=lambda grad: F.not_implemented("floor_divide"),

@@ -288,7 +288,7 @@ class Tensor:
             raise _errors.python_scalar_multi_element()
         if warn and self._requires_grad:
             # PyTorch warns once per process, and only for float() and complex(), not int().
-            _errors.warn_once(_errors.SCALAR_CONVERSION_WARNING, stacklevel=4)
+            _errors.warn_once(_errors.SCALAR_CONVERSION_WARNING)
         return self._data.reshape(()).item()
 
     def __float__(self):

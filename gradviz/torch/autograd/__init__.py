@@ -61,7 +61,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     roots = _roots(outputs)
     grads = _make_root_grads(outputs, grad_outputs)
     if create_graph:
-        _errors.warn_once(_errors.CREATE_GRAPH_BACKWARD_WARNING, stacklevel=3)
+        _errors.warn_once(_errors.CREATE_GRAPH_BACKWARD_WARNING)
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:

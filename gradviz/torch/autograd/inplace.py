@@ -117,11 +117,27 @@ class CopySlices(Node):
     def _backward(self, grads):
         Tensor = _tensor.Tensor
         from .engine import run_op_node
+        if STATE.enabled:
+            return self._backward_recorded(grads[0])
         result = np.array(grads[0]._data, copy=True)
         region = _ops._replay(result, self.view_chain)
         inner = run_op_node(self.fn, [Tensor._make(np.array(region, copy=True))])
         region[...] = inner[0]._data if inner[0] is not None else 0
         return [Tensor._make(result)] + list(inner[1:])
+
+    def _backward_recorded(self, grad):
+        """With create_graph, PyTorch's steps as engine ops, so they are differentiable:
+        copy the gradient, take the view's region, run the op's node on a copy of it, and
+        write its result back into the region."""
+        from .engine import run_op_node
+        result = F.clone(grad)
+        region = F.replay_view(result, self.view_chain)
+        inner = run_op_node(self.fn, [F.clone(region)])
+        if inner[0] is None:
+            F.zero_(region)
+        else:
+            F.copy_(region, inner[0])
+        return [result] + list(inner[1:])
 
     def saved_items(self):
         return self.fn.saved_items()
@@ -173,18 +189,25 @@ def regenerate_view(view):
 
 
 def setitem(self, index, value):
+    """PyTorch's __setitem__: the basic part of the index gives a view (or the tensor
+    itself), written by copy_to; an advanced part makes one index_put_ on that view."""
     Tensor = _tensor.Tensor
-    if not isinstance(index, tuple):
-        index = (index,)
-    if any(F._is_advanced(i) for i in index):
-        np_index = tuple(i._data if isinstance(i, Tensor) else (np.asarray(i) if isinstance(i, list) else i)
-                         for i in index)
-        if not isinstance(value, Tensor):
-            value = F.scalar_tensor(value, self.dtype)
-        apply_inplace(_ops.index_put, self, (self, value), {"indices": np_index})
-        return
-    target = F.getitem(self, index if len(index) > 1 else index[0])
     if not isinstance(value, Tensor):
-        # PyTorch copies a wrapped number in, so CopySlices gets an edge for it (None).
+        # PyTorch wraps a number in the tensor's dtype, so CopySlices gets an edge for it (None).
         value = F.scalar_tensor(value, self.dtype)
-    F.copy_(target, value)
+    if index is False:
+        return
+    sliced, advanced = F.apply_slicing(self, F.index_tuple(index))
+    if not advanced:
+        F.copy_to(sliced, value)
+        return
+    np_index = F.numpy_index(sliced._data.shape, advanced)
+    value = F.strip_leading_ones(value)
+    result_shape = np.broadcast_to(np.zeros((), dtype=np.int8), sliced._data.shape)[np_index].shape
+    try:
+        fits = np.broadcast_shapes(value._data.shape, result_shape) == result_shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise _errors.index_put_shape(value._data.shape, result_shape)
+    apply_inplace(_ops.index_put, sliced, (sliced, value), {"indices": np_index})

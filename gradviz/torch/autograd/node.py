@@ -69,8 +69,7 @@ class SavedTensor:
     def unpack(self, owner):
         from .._tensor import Tensor
         if self.hooks is not None:
-            packed, unpack_hook = self.hooks
-            return unpack_hook(packed)
+            return self._unpack_with_hook(owner)
         if not self.is_output and self.grad_fn is not None and self.tensor._grad_fn is None:
             # A saved non-leaf input lost its history through detach_() (PyTorch refuses).
             raise _errors.saved_detached_inplace()
@@ -99,6 +98,26 @@ class SavedTensor:
         tensor = self.unpack(owner)
         self.hooks = (pack_hook(tensor), unpack_hook)
 
+    def _unpack_with_hook(self, owner):
+        """The unpack hook's data, given back the saved tensor's place in the graph (its
+        grad_fn, or for a leaf requires_grad and the same AccumulateGrad), as PyTorch does."""
+        from .._tensor import Tensor
+        from .graph import accumulator_of
+        packed, unpack_hook = self.hooks
+        data = unpack_hook(packed)._data
+        grad_fn = owner if self.is_output else self.grad_fn
+        if grad_fn is not None and self.requires_grad:
+            t = Tensor._make(data, grad_fn)
+            t._output_nr = self.output_nr
+            return t
+        t = Tensor._make(data)
+        if self.requires_grad:
+            t._requires_grad = True
+            if not self.is_output:
+                import weakref
+                t._accumulator = weakref.ref(accumulator_of(self.tensor))
+        return t
+
 
 class RawSavedTensor:
     """What ``grad_fn._raw_saved_<name>`` returns: a handle on one saved slot, where
@@ -126,7 +145,7 @@ class RawSavedTensor:
         slot = self._slot()
         if isinstance(slot, FreedSlot):
             raise _errors.freed(node=self._node, freed_by=self._node._freed_by)
-        return slot.unpack(self._node)
+        return slot.as_tensor() if isinstance(slot, SavedScalar) else slot.unpack(self._node)
 
     @property
     def data(self):
@@ -150,11 +169,14 @@ def _forward_name(node_name):
 
 
 class SavedScalar:
-    """A Python number an op saved (PyTorch wraps it as a 0-dim tensor); freed like a tensor."""
-    __slots__ = ("value",)
+    """A Python number an op saved (PyTorch wraps it as a 0-dim tensor); freed like a tensor.
+    Hooks registered through ``_raw_saved_*`` apply when the slot is read as an attribute;
+    the engine's formulas read the number itself."""
+    __slots__ = ("value", "hooks")
 
     def __init__(self, value):
         self.value = value
+        self.hooks = None
 
     def unpack(self, owner):
         return self.value
@@ -163,8 +185,16 @@ class SavedScalar:
         # An absent optional input (clamp's min=None) reads back as None, as in PyTorch.
         if self.value is None:
             return None
+        if self.hooks is not None:
+            packed, unpack_hook = self.hooks
+            return unpack_hook(packed)
         from .. import _functions
         return _functions.scalar_tensor(self.value)
+
+    def register_hooks(self, pack_hook, unpack_hook, owner):
+        if self.hooks is not None:
+            raise _errors.saved_hooks_already_set()
+        self.hooks = (pack_hook(self.as_tensor()), unpack_hook)
 
     def freed(self):
         import numpy as np
@@ -225,8 +255,9 @@ class Node:
             saved = object.__getattribute__(self, "_saved")
             key = attr[len("_raw_saved_"):]
             value = saved.get(key) if saved is not None else None
-            # Only tensor slots have a raw form (freed ones too: their hooks then raise).
-            if isinstance(value, SavedTensor) or (isinstance(value, FreedSlot) and value.is_tensor):
+            # Tensor slots (wrapped numbers too) have a raw form; freed ones too: their hooks then raise.
+            if isinstance(value, (SavedTensor, FreedSlot)) or (isinstance(value, SavedScalar)
+                                                               and value.value is not None):
                 return RawSavedTensor(self, key)
         if attr.startswith("_saved_"):
             saved = object.__getattribute__(self, "_saved")
