@@ -582,6 +582,8 @@ def _session(script: str, argv: Sequence[str], engine_name: str, seed: Optional[
         sys.path.insert(0, script_dir)
         engine.set_default_dtype(engine.float32)
         engine.set_grad_enabled(True)
+        # Each run is a fresh "process" for PyTorch's warn-once messages.
+        getattr(engine, "_reset_warnings_once", lambda: None)()
         if seed is not None:
             engine.manual_seed(seed)
         yield engine, nn, main.__dict__

@@ -4,6 +4,7 @@ numpy and the standard library only; nothing here imports the inspection, render
 or CLI layers.
 """
 from . import _dtypes
+from . import _errors as _errors_module
 from ._dtypes import (bool, complex64, complex128, dtype, float16, float32, float64, int8, int16, int32,  # noqa: F401
                       int64, uint8)
 from ._tensor import Size, Tensor
@@ -23,6 +24,9 @@ from ._functions import (  # noqa: F401
     index_select, movedim, moveaxis, fmod, square, argsort, sort, topk, outer, trace, lerp, addcmul, addcdiv, vector_norm,
     cumprod, clamp_min, clamp_max, softmax, log_softmax, lgamma, digamma, polygamma, igamma, igammac,
     bernoulli, multinomial, Generator, default_generator, get_rng_state, set_rng_state,
+    logical_and, logical_or, logical_xor, count_nonzero, nonzero, argwhere, masked_select, broadcast_to, tile,
+    unflatten, ravel, positive, diagonal, diag_embed, diag, index_add, scatter, scatter_add, take_along_dim, exp2,
+    logit, xlogy, hypot, logaddexp, float_power, nansum, nanmean, median, meshgrid,
 )
 from ._dtypes import promote_types  # noqa: F401
 from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401
@@ -41,6 +45,10 @@ cfloat = complex64
 cdouble = complex128
 strided = "torch.strided"
 contiguous_format = preserve_format = "torch.contiguous_format"
+
+
+# For runners that give each script the fresh process PyTorch's once-per-process warnings assume.
+_reset_warnings_once = _errors_module.reset_warnings_once
 
 
 def set_default_dtype(d):
@@ -117,4 +125,4 @@ class _Cuda:
 cuda = _Cuda()
 
 
-from . import nn, optim, special, utils  # noqa: E402,F401
+from . import linalg, nn, optim, special, utils  # noqa: E402,F401

@@ -104,34 +104,32 @@ def promote_types(a, b):
 
 
 def result_type(operands):
-    """PyTorch's promotion: dimensioned tensors outrank 0-dim tensors, which outrank Python
-    numbers; a lower tier only matters when it brings a higher category (bool < int < float)."""
-    tiers = ([], [], [])
+    """PyTorch's result_type: dimensioned tensors, 0-dim tensors and Python numbers are each
+    promoted within their tier, then combined so that a lower tier only matters when it
+    brings a higher category (bool < int < float < complex)."""
+    tiers = [None, None, None]
     for op in operands:
         if op is None:  # an absent optional operand (clamp without max)
             continue
         if isinstance(op, np.ndarray):
-            tiers[0 if op.ndim else 1].append(FROM_NUMPY[op.dtype])
+            tier, d = (0 if op.ndim else 1), FROM_NUMPY[op.dtype]
         else:
-            tiers[2].append(op)
-    best = None
-    for tier_index, tier in enumerate(tiers):
-        if not tier:
-            continue
-        if tier_index == 2:
-            cat = max(_category(scalar_dtype(v)) for v in tier)
-            if best is None:
-                best = scalar_dtype(next(v for v in tier if _category(scalar_dtype(v)) == cat))
-                if cat == 1:
-                    best = int64
-            elif cat > _category(best):
-                best = DEFAULTS.float_dtype if cat == 2 else DEFAULTS.float_dtype.to_complex()
-            continue
-        promoted = tier[0]
-        for d in tier[1:]:
-            promoted = promote_types(promoted, d)
-        if best is None:
-            best = promoted
-        elif _category(promoted) > _category(best):
-            best = promoted
-    return best
+            tier, d = 2, scalar_dtype(op)
+        tiers[tier] = d if tiers[tier] is None else promote_types(tiers[tier], d)
+    return _combine_categories(tiers[0], _combine_categories(tiers[1], tiers[2]))
+
+
+def _combine_categories(higher, lower):
+    """c10's combine_categories: ``higher`` (the higher tier) wins unless ``lower`` has a
+    higher category; a complex lower tier keeps a floating higher tier's precision."""
+    if higher is None:
+        return lower
+    if lower is None or higher.is_complex:
+        return higher
+    if lower.is_complex:
+        return higher.to_complex() if higher.is_floating_point else lower
+    if higher.is_floating_point:
+        return higher
+    if higher is bool or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher

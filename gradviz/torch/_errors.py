@@ -43,6 +43,10 @@ CREATE_GRAPH_BACKWARD_WARNING = (
     "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break the "
     "cycle and avoid the leak. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
 
+MESHGRID_INDEXING_WARNING = (
+    "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument. (Triggered "
+    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)")
+
 # Texts of PyTorch's TORCH_WARN_ONCE warnings already shown in this process.
 _WARNED_ONCE = set()
 
@@ -429,3 +433,16 @@ def index_put_shape(value_shape, result_shape):
 
 def fill_value_dim(ndim):
     return RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {ndim} dimensions.")
+
+
+def bool_subtraction(both):
+    if both:
+        return RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                            "`logical_xor()` operator instead.")
+    return RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                        "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def bool_negation():
+    return RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+                        "mask, use the `~` or `logical_not()` operator instead.")

@@ -366,7 +366,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 class Generator:
     """torch.Generator, on numpy's PCG64 (so values differ from PyTorch's Mersenne Twister;
     seeding, state save / restore and independence of generators behave the same)."""
-    __module__ = "torch"
+    __module__ = "torch._C"  # so it prints as PyTorch's: <torch._C.Generator object at 0x...>
 
     def __init__(self, device="cpu"):
         self.device = CPU
@@ -566,13 +566,28 @@ def add(input, other, *, alpha=1, out=None):
 def sub(input, other, *, alpha=1, out=None):
     if out is not None:
         return _out_variant("sub", out, (input, other), lambda: sub(input, other, alpha=alpha))
+    _check_no_bool_subtraction(input, other)
     return apply(_ops.sub, (input, _other(other)), {"alpha": alpha})
 
 
 subtract = sub
 
 
+def _is_bool_operand(x):
+    return x._data.dtype == np.bool_ if isinstance(x, _tensor.Tensor) else isinstance(x, (_bool, np.bool_))
+
+
+def _check_no_bool_subtraction(a, b):
+    """PyTorch refuses `-` with bool operands (a mask is inverted with ~)."""
+    a_bool, b_bool = _is_bool_operand(a), _is_bool_operand(b)
+    if a_bool and b_bool:
+        raise _errors.bool_subtraction(both=True)
+    if a_bool or b_bool:
+        raise _errors.bool_subtraction(both=False)
+
+
 def rsub(input, other, *, alpha=1):
+    _check_no_bool_subtraction(input, other)
     if _is_number(other):
         return apply(_ops.rsub_scalar, (input, other), {"alpha": alpha})
     return apply(_ops.rsub, (input, other), {"alpha": alpha})
@@ -667,6 +682,8 @@ def zeta(input, other):
 
 
 def neg(input):
+    if input._data.dtype == np.bool_:
+        raise _errors.bool_negation()
     return apply(_ops.neg, (input,), {})
 
 
@@ -1455,7 +1472,37 @@ def bitwise_not(input):
     return _new_leaf(np.invert(input._data))
 
 
-logical_not = bitwise_not
+def logical_not(input):
+    return _new_leaf(np.logical_not(input._data))
+
+
+def logical_and(input, other):
+    return _compare(np.logical_and, input, other)
+
+
+def logical_or(input, other):
+    return _compare(np.logical_or, input, other)
+
+
+def logical_xor(input, other):
+    return _compare(np.logical_xor, input, other)
+
+
+def count_nonzero(input, dim=None):
+    dims = None if dim is None else _dims(dim, input._data.ndim)
+    return _new_leaf(np.asarray(np.count_nonzero(input._data, axis=dims), dtype=np.int64))
+
+
+def nonzero(input, *, as_tuple=False):
+    indices = np.nonzero(input._data) if input._data.ndim else np.nonzero(input._data.reshape(1))
+    if as_tuple:
+        return tuple(_new_leaf(i.astype(np.int64)) for i in indices)
+    return _new_leaf(np.stack(indices, axis=1).astype(np.int64) if indices else
+                     np.zeros((0, 0), dtype=np.int64))
+
+
+def argwhere(input):
+    return nonzero(input)
 
 
 def equal(input, other):
@@ -2017,7 +2064,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 
 def outer(input, vec2):
-    return mul(unsqueeze(input, 1), vec2)
+    return mul(reshape(input, input._data.shape[0], 1), vec2)
 
 
 ger = outer
@@ -2075,6 +2122,7 @@ def add_(self, other, *, alpha=1):
 
 
 def sub_(self, other, *, alpha=1):
+    _check_no_bool_subtraction(self, other)
     return _inplace(_ops.sub, self, (self, _other(other)), {"alpha": alpha})
 
 
@@ -2130,6 +2178,8 @@ def tanh_(self):
 
 
 def neg_(self):
+    if self._data.dtype == np.bool_:
+        raise _errors.bool_negation()
     return _inplace(_ops.neg, self, (self,), {})
 
 
@@ -2304,6 +2354,209 @@ def numel(input):
 
 
 # =======================================================================================
+# more shape, selection and elementwise ops
+def masked_select(input, mask):
+    mask = mask._data if isinstance(mask, _tensor.Tensor) else np.asarray(mask)
+    if mask.dtype != np.bool_:
+        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+    K.broadcast_shapes(input._data.shape, mask.shape)
+    return apply(_ops.masked_select, (input,), {"mask": mask, "self_sym_sizes": input._data.shape})
+
+
+def broadcast_to(input, size):
+    return expand(input, size)
+
+
+def tile(input, dims, *more):
+    dims = _shape_args((dims,) + more)
+    dims = (1,) * (input._data.ndim - len(dims)) + tuple(dims)
+    return repeat(input, dims)
+
+
+def unflatten(input, dim, sizes):
+    d = wrap_dim(dim, input._data.ndim)
+    shape = input._data.shape
+    return view(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+
+
+def ravel(input):
+    return view(contiguous(input), -1)
+
+
+def positive(input):
+    if input._data.dtype == np.bool_:
+        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    nd = input._data.ndim
+    return apply(_ops.diagonal, (input,), {"offset": offset, "dim1": wrap_dim(dim1, nd), "dim2": wrap_dim(dim2, nd),
+                                           "self_sym_sizes": input._data.shape})
+
+
+def diagonal_backward(grad, sizes, offset, dim1, dim2):
+    return apply(_ops.diagonal_backward, (grad,), {"sizes": tuple(sizes), "offset": offset, "dim1": dim1,
+                                                   "dim2": dim2})
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    nd = input._data.ndim + 1
+    return apply(_ops.diag_embed, (input,), {"offset": offset, "dim1": wrap_dim(dim1, nd), "dim2": wrap_dim(dim2, nd)})
+
+
+def diag(input, diagonal=0):
+    """A 1-D input becomes a diagonal matrix; a 2-D input gives (a copy of) its diagonal."""
+    if input._data.ndim == 1:
+        return diag_embed(input, diagonal, 0, 1)
+    if input._data.ndim != 2:
+        raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input._data.ndim}D")
+    return apply(_ops.diag_copy, (input,), {"offset": diagonal, "dim1": 0, "dim2": 1,
+                                            "self_sym_sizes": input._data.shape})
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    d = wrap_dim(dim, input._data.ndim)
+    return apply(_ops.index_add, (input, source), {"dim": d, "index": index._data, "alpha": alpha})
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    d = wrap_dim(dim, self._data.ndim)
+    return _inplace(_ops.index_add, self, (self, source), {"dim": d, "index": index._data, "alpha": alpha})
+
+
+def index_add_source_grad(grad, dim, index, alpha, source):
+    g = index_select(grad, dim, from_numpy(index)) if grad._data.ndim else grad
+    if g._data.shape != source._data.shape:
+        g = expand_as(g, source)
+    return g if alpha == 1 else g * alpha
+
+
+def _scatter_args(input, dim, index, src, value):
+    src = value if src is None else src
+    return wrap_dim(dim, input._data.ndim), index._data, src
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    d, index, src = _scatter_args(input, dim, index, src, value)
+    if isinstance(src, _tensor.Tensor):
+        return apply(_ops.scatter_src, (input, src), {"dim": d, "index": index})
+    return apply(_ops.scatter_value, (input,), {"dim": d, "index": index, "value": src})
+
+
+def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+    d, index, src = _scatter_args(self, dim, index, src, value)
+    if isinstance(src, _tensor.Tensor):
+        return _inplace(_ops.scatter_src, self, (self, src), {"dim": d, "index": index})
+    return _inplace(_ops.scatter_value, self, (self,), {"dim": d, "index": index, "value": src})
+
+
+def scatter_add(input, dim, index, src):
+    return apply(_ops.scatter_add, (input, src), {"dim": wrap_dim(dim, input._data.ndim), "index": index._data})
+
+
+def scatter_add_(self, dim, index, src):
+    return _inplace(_ops.scatter_add, self, (self, src), {"dim": wrap_dim(dim, self._data.ndim), "index": index._data})
+
+
+def take_along_dim(input, indices, dim=None):
+    """PyTorch's take_along_dim: both sides expanded to a common shape (except along dim), then gather."""
+    if dim is None:
+        return gather(reshape(input, -1), 0, reshape(indices, -1))
+    d = wrap_dim(dim, input._data.ndim)
+    sizes = list(input._data.shape)
+    sizes[d] = indices._data.shape[d]
+    shape = list(K.broadcast_shapes(tuple(sizes), indices._data.shape))
+    indices = expand(indices, shape)
+    shape[d] = input._data.shape[d]
+    return gather(expand(input, shape), d, indices)
+
+
+def exp2(input):
+    return apply(_ops.exp2, (input,), {})
+
+
+def logit(input, eps=None):
+    return apply(_ops.logit, (input,), {"eps": eps})
+
+
+def logit_backward(grad, self, eps):
+    inside = (self >= eps) & (self <= 1 - eps) if eps is not None else (self >= 0) & (self <= 1)
+    outside = 0.0 if eps is not None else _float("nan")
+    return where(inside, grad / (self * (1 - self)), outside)
+
+
+def xlogy(input, other):
+    if _is_number(input):
+        input = scalar_tensor(input)
+    return apply(_ops.xlogy, (input, _other(other)), {})
+
+
+def hypot(input, other):
+    return apply(_ops.hypot, (input, other), {})
+
+
+def logaddexp(input, other):
+    return apply(_ops.logaddexp, (input, other), {})
+
+
+def float_power(input, exponent):
+    """Always in float64 (complex128 for complex inputs), then pow."""
+    if _is_number(input):
+        input = scalar_tensor(input, _dtypes.float64)
+    target = _dtypes.complex128 if input.is_complex() else _dtypes.float64
+    if isinstance(exponent, _tensor.Tensor):
+        exponent = to_dtype(exponent, target)
+    return pow(to_dtype(input, target), exponent)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    dims = None if dim is None or (isinstance(dim, (list, tuple)) and not dim) else _dims(dim, input._data.ndim)
+    return apply(_ops.nansum, (input,), {"dim": dims, "keepdim": keepdim, "dtype": _resolve_dtype(dtype),
+                                         "self_sym_sizes": input._data.shape})
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    count = logical_not(isnan(input)).sum(dim, keepdim=keepdim)
+    return div(nansum(input, dim, keepdim, dtype=dtype), count)
+
+
+MedianResult = _return_type("median")
+
+
+def median(input, dim=None, keepdim=False):
+    if dim is None:
+        return apply(_ops.median_all, (input,), {})
+    d = wrap_dim(dim, input._data.ndim)
+    values, indices = apply(_ops.median_dim, (input,), {"dim": d, "keepdim": keepdim,
+                                                        "self_sym_sizes": input._data.shape})
+    return MedianResult(values, indices)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Each input viewed along its own dim and expanded to the grid (the first two swapped
+    for indexing='xy'), as PyTorch builds it."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        _errors.warn_once(_errors.MESHGRID_INDEXING_WARNING)
+        indexing = "ij"
+    tensors = list(tensors)
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors[0], tensors[1] = tensors[1], tensors[0]
+    shape = tuple(t._data.size for t in tensors)
+    grids = []
+    for i, t in enumerate(tensors):
+        view_shape = [1] * len(tensors)
+        view_shape[i] = -1
+        grids.append(expand(view(t, view_shape), shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+# =======================================================================================
 # softmax family: the torch / Tensor entry points of nn.functional's (dim is required here)
 def softmax(input, dim, dtype=None):
     from .nn import functional
@@ -2339,6 +2592,10 @@ TENSOR_METHODS = (
     "fix_", "frac_", "sign_", "sgn_", "reciprocal_", "rsqrt_", "negative_", "lgamma_", "digamma_", "square_",
     "clamp_min_", "clamp_max_", "clip_", "masked_fill_", "fmod_", "remainder_", "cumsum_", "nan_to_num_",
     "multiply_", "subtract_", "divide_", "true_divide_", "polygamma",
+    "logical_and", "logical_or", "logical_xor", "count_nonzero", "nonzero", "argwhere", "masked_select",
+    "broadcast_to", "tile", "unflatten", "ravel", "positive", "diagonal", "diag_embed", "diag", "index_add",
+    "index_add_", "scatter", "scatter_", "scatter_add", "scatter_add_", "take_along_dim", "exp2", "logit", "xlogy",
+    "hypot", "logaddexp", "float_power", "nansum", "nanmean", "median",
 )
 multiply_, subtract_ = mul_, sub_
 divide_ = true_divide_ = div_

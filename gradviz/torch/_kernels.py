@@ -298,3 +298,92 @@ def rounded_divide(a, b, mode):
             out = np.true_divide(a, b)
             return np.trunc(out).astype(np.result_type(a, b), copy=False)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+
+
+def masked_select_array(x, mask):
+    shape = np.broadcast_shapes(x.shape, mask.shape)
+    return np.broadcast_to(x, shape)[np.broadcast_to(mask, shape)]
+
+
+def diagonal_view(x, offset, dim1, dim2):
+    """A writable view of a diagonal, moved to the last dim (as PyTorch's diagonal)."""
+    out = np.diagonal(x, offset, dim1, dim2)
+    if x.flags.writeable:
+        out.setflags(write=True)  # numpy hands out diagonals read-only by default
+    return out
+
+
+def diagonal_into_zeros(grad, sizes, offset, dim1, dim2):
+    out = np.zeros(sizes, dtype=grad.dtype)
+    diagonal_view(out, offset, dim1, dim2)[...] = grad
+    return out
+
+
+def diag_embed_array(x, offset, dim1, dim2):
+    n = x.shape[-1] + abs(offset)
+    out_ndim = x.ndim + 1
+    dim1, dim2 = dim1 % out_ndim, dim2 % out_ndim
+    batch = list(x.shape[:-1])
+    sizes = [0] * out_ndim
+    rest = iter(batch)
+    for d in range(out_ndim):
+        sizes[d] = n if d in (dim1, dim2) else next(rest)
+    out = np.zeros(sizes, dtype=x.dtype)
+    diagonal_view(out, offset, dim1, dim2)[...] = x
+    return out
+
+
+def index_add_array(x, dim, index, source, alpha):
+    out = np.array(x, copy=True)
+    moved = np.moveaxis(out, dim, 0)
+    np.add.at(moved, index, np.moveaxis(np.asarray(source * alpha if alpha != 1 else source), dim, 0))
+    return out
+
+
+def scatter_array(x, dim, index, src):
+    out = np.array(x, copy=True)
+    if isinstance(src, np.ndarray):
+        src = src[tuple(slice(0, s) for s in index.shape)]
+    np.put_along_axis(out, index, src, axis=dim)
+    return out
+
+
+def scatter_add_array(x, dim, index, src):
+    out = np.array(x, copy=True)
+    src = src[tuple(slice(0, s) for s in index.shape)]
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    np.add.at(out, tuple(grids), src)
+    return out
+
+
+def logit_array(x, eps):
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(x / (1 - x)).astype(x.dtype, copy=False)
+
+
+def xlogy_array(x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = x * np.log(y)
+    out = np.where((x == 0) & ~np.isnan(y), 0, out)
+    return np.asarray(out)
+
+
+def median_all(x):
+    """The lower median (NaN if any element is NaN), as PyTorch's median()."""
+    flat = x.reshape(-1)
+    if flat.size and np.isnan(flat).any():
+        return np.asarray(np.nan, dtype=x.dtype)
+    return np.asarray(np.sort(flat)[(flat.size - 1) // 2])
+
+
+def median_dim(x, dim, keepdim):
+    order = np.argsort(x, axis=dim, kind="stable")
+    k = (x.shape[dim] - 1) // 2
+    idx = np.take(order, [k], axis=dim)
+    values = np.take_along_axis(x, idx, axis=dim)
+    if not keepdim:
+        values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
+    return values, idx.astype(np.int64)

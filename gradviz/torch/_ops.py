@@ -511,3 +511,62 @@ bernoulli = Op("BernoulliBackward0", lambda self, *, generator: K.as_dtype_of(
 # bernoulli(input, p) has no derivative in PyTorch: its node raises when reached.
 bernoulli_p = Op("NotImplemented", lambda self, *, p, generator: K.as_dtype_of(
     F.rng(generator).random(self.shape) < p, self), self=lambda grad: F.not_implemented("bernoulli"))
+
+# ---------------------------------------------------------------------------------------
+# more ops tutorials use (selection, scatter, elementwise)
+masked_select = Op("MaskedSelectBackward0", lambda self, *, mask, self_sym_sizes: K.masked_select_array(self, mask),
+                   self=lambda grad, mask, self_sym_sizes: F.embed_in_zeros(
+                       grad, np.broadcast_shapes(self_sym_sizes, mask.shape), np.broadcast_to(
+                           mask, np.broadcast_shapes(self_sym_sizes, mask.shape))))
+diagonal = Op("DiagonalBackward0",
+              lambda self, *, offset, dim1, dim2, self_sym_sizes: K.diagonal_view(self, offset, dim1, dim2),
+              view=True,
+              self=lambda grad, offset, dim1, dim2, self_sym_sizes: F.diagonal_backward(
+                  grad, self_sym_sizes, offset, dim1, dim2))
+# torch.diag of a matrix is a copy of its diagonal, under this name.
+diag_copy = Op("DiagonalBackward0_copy",
+               lambda self, *, offset, dim1, dim2, self_sym_sizes: K.diagonal_view(self, offset, dim1, dim2).copy(),
+               self=lambda grad, offset, dim1, dim2, self_sym_sizes: F.diagonal_backward(
+                   grad, self_sym_sizes, offset, dim1, dim2))
+# The adjoint of taking a diagonal: a zero tensor with ``grad`` on that diagonal.
+diagonal_backward = Op("DiagonalBackwardBackward0",
+                       lambda grad_output, *, sizes, offset, dim1, dim2: K.diagonal_into_zeros(
+                           grad_output, sizes, offset, dim1, dim2),
+                       grad_output=lambda grad, offset, dim1, dim2: F.diagonal(grad, offset, dim1, dim2))
+diag_embed = Op("DiagEmbedBackward0", lambda self, *, offset, dim1, dim2: K.diag_embed_array(self, offset, dim1, dim2),
+                self=lambda grad, offset, dim1, dim2: F.diagonal(grad, offset, dim1, dim2))
+index_add = Op("IndexAddBackward0", lambda self, source, *, dim, index, alpha: K.index_add_array(
+    self, dim, index, source, alpha), promotes=True,
+    self=lambda grad: grad,
+    source=lambda grad, dim, index, alpha, source: F.index_add_source_grad(grad, dim, index, alpha, source))
+scatter_src = Op("ScatterBackward0", lambda self, src, *, dim, index: K.scatter_array(self, dim, index, src),
+                 self=lambda grad, dim, index: F.scatter(grad, dim, F.from_numpy(index), 0.0),
+                 src=lambda grad, dim, index: F.gather(grad, dim, F.from_numpy(index)))
+scatter_value = Op("ScatterBackward1", lambda self, *, dim, index, value: K.scatter_array(self, dim, index, value),
+                   self=lambda grad, dim, index: F.scatter(grad, dim, F.from_numpy(index), 0.0))
+scatter_add = Op("ScatterAddBackward0", lambda self, src, *, dim, index: K.scatter_add_array(self, dim, index, src),
+                 self=lambda grad: grad,
+                 src=lambda grad, dim, index: F.gather(grad, dim, F.from_numpy(index)))
+exp2 = Op("Exp2Backward0", lambda self: np.exp2(self), self=lambda grad, result: grad * (result * 0.6931471805599453))
+logit = Op("LogitBackward0", lambda self, *, eps: K.logit_array(self, eps),
+           self=lambda grad, self, eps: F.logit_backward(grad, self, eps))
+xlogy = Op("XlogyBackward0", lambda self, other: K.xlogy_array(self, other), promotes=True,
+           self=lambda grad, self, other: grad * F.xlogy(F.ne(self, 0).to(grad.dtype), other),
+           other=lambda grad, self, other: grad * self / other)
+hypot = Op("HypotBackward0", lambda self, other: np.hypot(self, other), promotes=True,
+           self=lambda grad, self, result: grad * self / result,
+           other=lambda grad, other, result: grad * other / result)
+logaddexp = Op("LogaddexpBackward0", lambda self, other: np.logaddexp(self, other), promotes=True,
+               self=lambda grad, self, other: grad / (1 + (other - self).exp()),
+               other=lambda grad, self, other: grad / (1 + (self - other).exp()))
+nansum = Op("NansumBackward0",
+            lambda self, *, dim, keepdim, dtype, self_sym_sizes: np.asarray(
+                np.nansum(self, axis=dim, keepdims=keepdim, dtype=K.sum_dtype(self, dtype))),
+            self=lambda grad, self, dim, keepdim, self_sym_sizes: (
+                grad if dim is None else _sum_to_dims(grad, dim, keepdim, self_sym_sizes)).expand(self_sym_sizes)
+            * F.isnan(self).logical_not())
+median_all = Op("MedianBackward0", lambda self: K.median_all(self), self=_where_selected)
+median_dim = Op("MedianBackward1", lambda self, *, dim, keepdim, self_sym_sizes: K.median_dim(self, dim, keepdim),
+                multi_output=True,
+                self=lambda grads, dim, keepdim, self_sym_sizes, result1:
+                    F.value_selecting_backward(grads[0], dim, result1, self_sym_sizes, keepdim))

@@ -1,0 +1,24 @@
+"""torch.linalg: the norms (all through LinalgVectorNormBackward0, as in PyTorch) and the
+matrix products that have a torch-level form."""
+from . import _functions as F
+from ._functions import vector_norm  # noqa: F401
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    if ord != "fro":
+        raise NotImplementedError(f"gradviz: linalg.matrix_norm with ord={ord!r}")
+    return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """A vector norm for 1-D inputs, a given int dim, or no ord; the Frobenius norm of matrices."""
+    if isinstance(dim, int) or (dim is None and (ord is None or A.dim() == 1)):
+        return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+
+
+def vecdot(x, y, *, dim=-1):
+    return F.sum(x * y, dim)
+
+
+matmul = F.matmul
