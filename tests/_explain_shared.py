@@ -20,16 +20,6 @@ SEEDS = os.path.normpath(os.path.join(ROOT, "..", "shared", "seeds"))
 NOT_IN_ENGINE = {"func_grad_nonscalar", "checkpoint_no_input_requires_grad", "checkpoint_use_reentrant_unspecified"}
 
 #: Samples that do not reproduce PyTorch's behaviour in the engine yet: id -> what is missing.
-ENGINE_GAPS = {
-    "saved_tensor_hooks_after_free": "nodes have no _raw_saved_* (SavedVariable with register_hooks)",
-    "resize_requires_grad": "Tensor.resize_ is missing",
-    "saved_tensor_detached_inplace": "detach_() of a saved tensor is not detected at backward",
-    "grad_outputs_mismatch_masked": "several grad_outputs with one wrong shape raise 'Mismatch in shape' instead of "
-                                    "PyTorch 2.13's 'Boolean value of Tensor ... ambiguous'",
-    "grad_output_complex_dtype_mismatch": "a real gradient for a complex output (or reverse) is not checked",
-    "optimizer_step_between_backwards": "the node is named 'T' in the version error; PyTorch says 'AsStrided' "
-                                        "(the weight.t() view is regenerated as AsStridedBackward0)",
-}
 
 
 @functools.lru_cache(maxsize=None)

@@ -3,7 +3,6 @@
 For each sample: (a) running it in gradviz (as `gradviz run` does) raises PyTorch's exact message --
 the very text real PyTorch raises for the same file, and the shape of the catalog's message;
 (b) message mode identifies its id from that message; script mode picks the id from the run.
-Samples the engine cannot reproduce yet are expected failures (ENGINE_GAPS, with what is missing).
 """
 import os
 
@@ -13,28 +12,14 @@ from gradviz import scripting
 from gradviz.explain import catalog, diagnose_script, explain_message
 from gradviz.explain.runner import run_until_error
 
-from _explain_shared import (CATALOG_JSON, ENGINE_GAPS, NOT_IN_ENGINE, catalog_by_id, sample_id, sample_oracle,
+from _explain_shared import (CATALOG_JSON, NOT_IN_ENGINE, catalog_by_id, sample_id, sample_oracle,
                              sample_paths, torch_available)
 
 SAMPLES = sample_paths()
 needs_torch = pytest.mark.skipif(not torch_available(), reason="real PyTorch not importable")
 
 
-#: gaps where the engine raises the right error with a slightly different text
-MESSAGE_ONLY_GAPS = {"optimizer_step_between_backwards"}
-
-
-def _param(path, exact_message=False):
-    sid = sample_id(path)
-    marks = []
-    if sid in ENGINE_GAPS and (exact_message or sid not in MESSAGE_ONLY_GAPS):
-        marks.append(pytest.mark.xfail(reason="engine: " + ENGINE_GAPS[sid], strict=False))
-    return pytest.param(path, id=os.path.basename(path)[:-3], marks=marks)
-
-
-PARAMS = [_param(p) for p in SAMPLES]
-EXACT = [_param(p, exact_message=True) for p in SAMPLES]
-PLAIN = [pytest.param(p, id=os.path.basename(p)[:-3]) for p in SAMPLES]
+PARAMS = EXACT = PLAIN = [pytest.param(p, id=os.path.basename(p)[:-3]) for p in SAMPLES]
 
 
 def _fresh_gradviz_warnings(path):

@@ -97,6 +97,13 @@ def nonscalar_implicit_grad(**context):
     return _tag(RuntimeError("grad can be implicitly created only for scalar outputs"), "backward_nonscalar", **context)
 
 
+def complex_grad_dtype(index, grad_dtype, out_dtype):
+    return _tag(RuntimeError(
+        "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch in dtype: "
+        f"grad_output[{index}] has a dtype of {grad_dtype!r} and output[{index}] has a dtype of {out_dtype!r}."),
+        "grad_output_complex_dtype_mismatch")
+
+
 def complex_implicit_grad(dtype):
     return _tag(RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {dtype!r}"),
                 "backward_complex_output")

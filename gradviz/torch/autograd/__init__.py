@@ -29,6 +29,8 @@ def _make_root_grads(outputs, grad_outputs, is_grads_batched=False):
                 continue
         elif not F.is_tensor(g):
             g = F.tensor(g, dtype=out.dtype)
+        if (g._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+            raise _errors.complex_grad_dtype(i, g.dtype, out.dtype)
         if g._data.shape != out._data.shape:
             # PyTorch finds the positions for its message with list.index(), which compares
             # the earlier tensors with ==; that comparison can raise first (and does when it

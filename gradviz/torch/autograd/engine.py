@@ -289,24 +289,37 @@ def run_op_node(node, grads):
     if op.variadic:
         formula = op.formulas[0]
         results = formula(grad, *[values[a] for a in op.formula_args[0]])
-        return [_fit(r, meta) if need else None for r, meta, need in zip(results, node._input_meta, needs)]
+        return [_fit(r, meta, node, k) if need else None
+                for k, (r, meta, need) in enumerate(zip(results, node._input_meta, needs))]
     outputs = []
     for k, formula in enumerate(op.formulas):
         if not needs[k]:
             outputs.append(None)
             continue
-        outputs.append(_fit(formula(grad, *[values[a] for a in op.formula_args[k]]), node._input_meta[k]))
+        outputs.append(_fit(formula(grad, *[values[a] for a in op.formula_args[k]]), node._input_meta[k], node, k))
     return outputs
 
 
-def _fit(grad, meta):
+def _fit(grad, meta, node=None, index=0):
     """Undo broadcasting and match the input's dtype: once, here, for every op."""
     shape, dtype = meta
     if grad._data.shape != shape:
+        if not expandable(shape, grad._data.shape):
+            raise _errors.wrong_grad_shape(node.name() if node is not None else "?", index, grad._data.shape, shape)
         grad = F.sum_to_size(grad, shape)
     if grad._data.dtype != dtype:
         grad = F.to_dtype(grad, F._dtypes.FROM_NUMPY[dtype])
     return grad
+
+
+def expandable(shape, to):
+    """Could an input of ``shape`` have been broadcast to ``to``? (else the formula is wrong)"""
+    if len(shape) > len(to):
+        return False
+    for a, b in zip(reversed(shape), reversed(to)):
+        if a != b and a != 1:
+            return False
+    return True
 
 
 def _fresh(grad, create_graph):

@@ -4,6 +4,7 @@ same version-checked, freed-after-backward slots as built-in ops."""
 import functools
 
 from .. import _errors
+from .engine import expandable
 from .grad_mode import STATE, no_grad
 from .graph import LISTENERS, edge_of
 from .node import FreedSlot, Node, SavedTensor, creation_site
@@ -93,21 +94,11 @@ class BackwardCFunction(Node, FunctionCtx):
                 raise TypeError(f"function {self.name()} returned a gradient different than None at position "
                                 f"{position + 1}, but the corresponding forward input was not a Variable")
             if g._data.shape != meta[0]:
-                if not _expandable(meta[0], g._data.shape):
+                if not expandable(meta[0], g._data.shape):
                     raise _errors.wrong_grad_shape(self.name(), k, g._data.shape, meta[0])
                 g = F.sum_to_size(g, meta[0])
             outputs.append(g)
         return outputs
-
-
-def _expandable(shape, to):
-    """Can ``shape`` broadcast to ``to`` (so a gradient of shape ``to`` sums back to it)?"""
-    if len(shape) > len(to):
-        return False
-    for a, b in zip(reversed(shape), reversed(to)):
-        if a != b and a != 1:
-            return False
-    return True
 
 
 class DelayedError(Node):

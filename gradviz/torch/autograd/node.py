@@ -75,7 +75,8 @@ class SavedTensor:
             raise _errors.saved_detached_inplace()
         if self.vbox[0] != self.version:
             # PyTorch names the tensor's current history for inputs, the owner for outputs.
-            grad_fn = owner if self.is_output else self.tensor._grad_fn
+            # (.grad_fn, not ._grad_fn: a view whose base changed reports its regenerated AsStrided node)
+            grad_fn = owner if self.is_output else self.tensor.grad_fn
             output_of = None
             if grad_fn is not None:
                 output_of = (_forward_name(grad_fn.name()), self.output_nr)
