@@ -387,3 +387,12 @@ def median_dim(x, dim, keepdim):
     if not keepdim:
         values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
     return values, idx.astype(np.int64)
+
+
+def sum_to_shape(x, shape):
+    """Sum a broadcast gradient back down to ``shape`` (the array form of sum_to_size)."""
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1)
+    if axes:
+        x = x.sum(axis=axes, keepdims=True)
+    return x.reshape(shape)

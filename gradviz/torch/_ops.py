@@ -37,7 +37,7 @@ def node_class(name):
 
 class Op:
     __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
-                 "saved_names", "view", "promotes", "multi_output", "variadic", "save_plan", "positions")
+                 "saved_names", "view", "promotes", "multi_output", "variadic", "save_plan", "positions", "raw")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, multi_output=False, **formulas):
         code = forward.__code__
@@ -63,6 +63,7 @@ class Op:
                   for name in args if name not in options)
             for args in self.formula_args)
         self.positions = self.diff_positions
+        self.raw = Ellipsis  # array versions of the formulas, worked out on first use (autograd/raw.py)
         self.view = view
         self.promotes = promotes
         self.multi_output = multi_output
@@ -165,8 +166,8 @@ addmm = Op("AddmmBackward0",
 exp = Op("ExpBackward0", lambda self: np.exp(self),
          self=lambda grad, result: grad * result)
 log = Op("LogBackward0", lambda self: np.log(self), self=lambda grad, self: grad / self)
-sin = Op("SinBackward0", lambda self: np.sin(self), self=lambda grad, self: grad * self.cos())
-cos = Op("CosBackward0", lambda self: np.cos(self), self=lambda grad, self: grad * -self.sin())
+sin = Op("SinBackward0", lambda self: np.sin(self), self=lambda grad, self: grad * F.cos(self))
+cos = Op("CosBackward0", lambda self: np.cos(self), self=lambda grad, self: grad * -F.sin(self))
 tanh = Op("TanhBackward0", lambda self: np.tanh(self), self=lambda grad, result: grad * (1 - result * result))
 sigmoid = Op("SigmoidBackward0", lambda self: K.sigmoid_array(self),
              self=lambda grad, result: grad * (result * (1 - result)))
@@ -180,7 +181,7 @@ threshold_backward = Op("ThresholdBackwardBackward0",
                         grad_output=lambda grad, self, threshold: F.threshold_backward(grad, self, threshold),
                         self=lambda grad: F.zeros_like(grad))
 sqrt = Op("SqrtBackward0", lambda self: np.sqrt(self), self=lambda grad, result: grad / (2 * result))
-abs = Op("AbsBackward0", lambda self: np.abs(self), self=lambda grad, self: grad * self.sgn())  # noqa: A001
+abs = Op("AbsBackward0", lambda self: np.abs(self), self=lambda grad, self: grad * F.sgn(self))  # noqa: A001
 clamp = Op("ClampBackward1", lambda self, *, min, max: K.clamp_array(self, min, max),
            self=lambda grad, self, min, max: F.where(F.clamp_mask(self, min, max), grad, 0.0))
 # Tensor bounds are differentiable: a bound gets the gradient where it was the value taken.
@@ -207,14 +208,14 @@ to_copy = Op("ToCopyBackward0", lambda self, *, dtype: self.astype(dtype.np),
 # A ``dtype`` argument converts inside the reduction (no ToCopyBackward0 node, as in PyTorch);
 # the engine casts the gradient back to the input's dtype.
 sum_all = Op("SumBackward0", lambda self, *, self_sym_sizes, dtype: np.asarray(self.sum(dtype=K.sum_dtype(self, dtype))),
-             self=lambda grad, self_sym_sizes: grad.expand(self_sym_sizes))
+             self=lambda grad, self_sym_sizes: F.expand(grad, self_sym_sizes))
 sum_dim = Op("SumBackward1",
              lambda self, *, dim, keepdim, self_sym_sizes, dtype: np.asarray(
                  self.sum(axis=dim, keepdims=keepdim, dtype=K.sum_dtype(self, dtype))),
              self=lambda grad, dim, keepdim, self_sym_sizes: _sum_to_dims(grad, dim, keepdim, self_sym_sizes))
 mean_all = Op("MeanBackward0", lambda self, *, self_sym_sizes, self_sym_numel, dtype: np.asarray(
     K.cast(self, dtype).mean(dtype=K.cast(self, dtype).dtype)),
-              self=lambda grad, self_sym_sizes, self_sym_numel: grad.expand(self_sym_sizes) / self_sym_numel)
+              self=lambda grad, self_sym_sizes, self_sym_numel: F.expand(grad, self_sym_sizes) / self_sym_numel)
 mean_dim = Op("MeanBackward1",
               lambda self, *, dim, keepdim, self_sym_sizes, self_sym_numel, dtype: np.asarray(
                   K.cast(self, dtype).mean(axis=dim, keepdims=keepdim, dtype=K.cast(self, dtype).dtype)),

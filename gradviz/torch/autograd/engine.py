@@ -12,10 +12,11 @@ import itertools
 
 import numpy as np
 
-from .. import _errors
+from .. import _errors, _kernels as K
 from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from .graph import LISTENERS, emit
+from .raw import raw_formulas
 from .node import AccumulateGrad, FreedSlot, SavedScalar, SavedTensor, creation_site
 
 
@@ -278,6 +279,14 @@ def unpack_saved(node):
 def run_op_node(node, grads):
     """Apply an op-table node: each needed input's formula, then undo broadcasting."""
     op = node._op
+    if not STATE.enabled:
+        raw = op.raw
+        if raw is Ellipsis:
+            raw = op.raw = raw_formulas(op)
+        if raw is not None and grads[0] is not None:
+            outputs = _run_raw(node, raw, grads[0]._data)
+            if outputs is not None:
+                return outputs
     values = unpack_saved(node)
     if op.multi_output:
         grads = [g if g is not None else F.zeros(meta[0], dtype=F._dtypes.FROM_NUMPY[meta[1]])
@@ -297,6 +306,44 @@ def run_op_node(node, grads):
             outputs.append(None)
             continue
         outputs.append(_fit(formula(grad, *[values[a] for a in op.formula_args[k]]), node._input_meta[k], node, k))
+    return outputs
+
+
+def _run_raw(node, formulas, grad):
+    """run_op_node on bare arrays (see raw.py); None when a saved slot has hooks to honour."""
+    values = {}
+    saved = node._saved
+    if saved:
+        for name, value in saved.items():
+            cls = type(value)
+            if cls is SavedTensor:
+                if value.hooks is not None:
+                    return None
+                value = value.unpack_array(node)
+            elif cls is SavedScalar:
+                value = value.value
+            elif cls is FreedSlot:
+                raise _errors.freed(node=node, freed_by=node._freed_by)
+            values[name] = value
+    outputs = []
+    needs = node._needs
+    args = node._op.formula_args
+    make = _tensor.Tensor._make
+    for k, formula in enumerate(formulas):
+        if not needs[k]:
+            outputs.append(None)
+            continue
+        result = formula(grad, *[values[a] for a in args[k]])
+        if type(result) is not np.ndarray:
+            result = np.asarray(result)
+        shape, dtype = node._input_meta[k]
+        if result.shape != shape:
+            if not expandable(shape, result.shape):
+                raise _errors.wrong_grad_shape(node.name(), k, result.shape, shape)
+            result = K.sum_to_shape(result, shape)
+        if result.dtype != dtype:
+            result = result.astype(dtype)
+        outputs.append(make(result))
     return outputs
 
 

@@ -70,6 +70,20 @@ class SavedTensor:
         from .._tensor import Tensor
         if self.hooks is not None:
             return self._unpack_with_hook(owner)
+        self.check(owner)
+        if not self.is_output:
+            return self.tensor
+        t = Tensor._make(self.data, owner if self.requires_grad else None, self.vbox)
+        t._output_nr = self.output_nr
+        return t
+
+    def unpack_array(self, owner):
+        """The saved values alone, checked as unpack() checks them (no hooks may be set)."""
+        self.check(owner)
+        return self.data if self.is_output else self.tensor._data
+
+    def check(self, owner):
+        """PyTorch's refusals when a saved tensor is used: detached in place, or modified."""
         if not self.is_output and self.grad_fn is not None and self.tensor._grad_fn is None:
             # A saved non-leaf input lost its history through detach_() (PyTorch refuses).
             raise _errors.saved_detached_inplace()
@@ -84,11 +98,6 @@ class SavedTensor:
             raise _errors.version_mismatch(
                 _dtypes.FROM_NUMPY[self.data.dtype], self.data.shape, output_of, self.version, self.vbox[0],
                 node=owner)
-        if not self.is_output:
-            return self.tensor
-        t = Tensor._make(self.data, owner if self.requires_grad else None, self.vbox)
-        t._output_nr = self.output_nr
-        return t
 
     def freed(self):
         return FreedSlot(self.data.shape, self.data.dtype, self.version)
