@@ -50,7 +50,9 @@ def sample_id(path):
 def torch_available():
     try:
         import torch  # noqa: F401
-        return hasattr(torch, "autograd") and not getattr(torch, "__file__", "").startswith(ROOT)
+        # Real torch, not gradviz's engine standing in for it (a venv inside the checkout is fine).
+        return hasattr(torch, "autograd") and not getattr(torch, "__file__", "").startswith(
+            os.path.join(ROOT, "gradviz") + os.sep)
     except Exception:  # noqa: BLE001
         return False
 
