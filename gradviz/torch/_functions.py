@@ -538,11 +538,15 @@ def legacy_constructor(cls, args, kwargs, dtype=None):
 # =======================================================================================
 # arithmetic
 def _is_number(x):
-    return isinstance(x, numbers.Number) and not isinstance(x, _tensor.Tensor)
+    kind = builtins.type(x)
+    if kind is _float or kind is _int:
+        return True
+    return kind is not _tensor.Tensor and isinstance(x, numbers.Number) and not isinstance(x, _tensor.Tensor)
 
 
 def _other(x):
-    if isinstance(x, _tensor.Tensor) or _is_number(x):
+    kind = builtins.type(x)
+    if kind is _tensor.Tensor or kind is _float or kind is _int or isinstance(x, _tensor.Tensor) or _is_number(x):
         return x
     if isinstance(x, np.ndarray):
         return from_numpy(x)

@@ -8,6 +8,7 @@ import numpy as np
 from . import _dtypes, _errors
 from . import _functions as F
 from .autograd.grad_mode import STATE
+from .autograd import graph as _graph_module
 from .autograd.graph import refresh_view
 from .autograd.node import add_hook
 
@@ -454,3 +455,6 @@ Tensor.where = F.tensor_where
 for _name in F.TENSOR_METHODS:
     setattr(Tensor, _name, getattr(F, _name))
 del _name
+
+# The recording hot path makes tensors directly; it needs the class, which imports it.
+_graph_module.Tensor = Tensor

@@ -127,22 +127,24 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate,
                 elif not retain_graph and type(node) is not AccumulateGrad and node._op is None:
                     node.release_saved(call)
         # Children are released even when this node got no gradient, so nothing downstream waits forever.
-        k = 0
-        for nxt, nr in node.next_functions:
-            if nxt is not None:
-                grad = outputs[k] if k < len(outputs) else None
-                if grad is not None:
-                    slots = buffers.get(nxt)
-                    if slots is None:
-                        buffers[nxt] = slots = [None] * (len(nxt._output_meta) or 1)
-                    prev = slots[nr]
-                    slots[nr] = grad if prev is None else prev + grad
-                remaining = deps[nxt] - 1
-                deps[nxt] = remaining
-                if remaining == 0:
-                    push(ready, (-nxt._sequence_nr, next(tie), nxt))
-            k += 1
+        for (nxt, nr), grad in zip(node.next_functions, outputs or _NONES(node)):
+            if nxt is None:
+                continue
+            if grad is not None:
+                slots = buffers.get(nxt)
+                if slots is None:
+                    buffers[nxt] = slots = [None] * (len(nxt._output_meta) or 1)
+                prev = slots[nr]
+                slots[nr] = grad if prev is None else prev + grad
+            remaining = deps[nxt] - 1
+            deps[nxt] = remaining
+            if remaining == 0:
+                push(ready, (-nxt._sequence_nr, next(tie), nxt))
     return captured
+
+
+def _NONES(node):
+    return (None,) * len(node.next_functions)
 
 
 def _capture(node, grads, capture_at, captured):

@@ -13,6 +13,9 @@ from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from .node import _SEQUENCE, AccumulateGrad, SavedScalar, SavedTensor, creation_site
 
+# The Tensor class, bound by _tensor.py once it exists (the two modules import each other).
+Tensor = None
+
 # Inspectors append themselves here. Events (each optional on a listener):
 #   on_node(node, inputs, outputs)        a node was recorded
 #   on_backward(phase, roots, call)       'start' / 'end' of backward or autograd.grad
@@ -54,20 +57,28 @@ def edge_of(t):
 
 def apply(op, inputs, params):
     """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record its node."""
-    arrays = [getattr(x, "_data", x) for x in inputs]
+    if len(inputs) == 1:
+        arrays = (getattr(inputs[0], "_data", inputs[0]),)
+    else:
+        arrays = [getattr(x, "_data", x) for x in inputs]
     try:
-        out = op.forward(*arrays, **params)
+        out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     except ValueError:
         if op.promotes:  # numpy's broadcasting error, in PyTorch's words
             _kernels.broadcast_shapes(np.shape(arrays[0]), np.shape(arrays[1]))
         raise
-    if op.multi_output or op.view or STATE.inference:
+    if op.special or STATE.inference:
         return _apply_special(op, inputs, params, out)
     if type(out) is not np.ndarray:
         out = np.asarray(out)
-    if op.promotes and len(arrays) > 1 and not _same_dtype(out, arrays):
-        out = _promote(out, arrays)
-    result = _new(_tensor.Tensor)
+    if op.promotes:
+        # Does numpy's result dtype already agree with PyTorch's promotion? (the common case)
+        first, second = arrays[0], arrays[1]
+        dtype = out.dtype
+        if not (type(first) is np.ndarray and first.dtype == dtype and (
+                second.dtype == dtype if type(second) is np.ndarray else type(second) is float and dtype.kind == "f")):
+            out = _promote(out, arrays)
+    result = _new(Tensor)
     result._data = out
     result._grad_fn = None
     result._requires_grad = False
@@ -82,17 +93,6 @@ def apply(op, inputs, params):
 
 
 _new = object.__new__
-
-
-def _same_dtype(out, arrays):
-    """Does numpy's result dtype already agree with PyTorch's promotion? (the common case)"""
-    first, second = arrays[0], arrays[1]
-    dtype = out.dtype
-    if type(first) is np.ndarray and first.dtype == dtype:
-        if type(second) is np.ndarray:
-            return second.dtype == dtype
-        return type(second) is float and dtype.kind == "f"
-    return False
 
 
 def _apply_special(op, inputs, params, out):

@@ -18,14 +18,22 @@ def next_sequence_nr():
     return next(_SEQUENCE)
 
 
+_INSIDE = {}  # filename -> whether it is gradviz's own code (cached: checked for every op)
+
+
 def creation_site(depth=2):
     """(filename, line) of the innermost caller outside gradviz's engine."""
     frame = sys._getframe(depth)
-    while frame is not None and frame.f_code.co_filename.startswith(_GRADVIZ_DIR):
+    inside = _INSIDE
+    while frame is not None:
+        name = frame.f_code.co_filename
+        own = inside.get(name)
+        if own is None:
+            own = inside[name] = name.startswith(_GRADVIZ_DIR)
+        if not own:
+            return (name, frame.f_lineno)
         frame = frame.f_back
-    if frame is None:
-        return None
-    return (frame.f_code.co_filename, frame.f_lineno)
+    return None
 
 
 class FreedSlot:
