@@ -5,6 +5,9 @@ Each constructor returns the exception to raise, tagged with the id that
 facts of the run (``gradviz_context``) that explain can show.
 """
 
+# With anomaly detection on, PyTorch points at the traceback it printed instead.
+ANOMALY_ON_HINT = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+                   "The variable in question was changed in there or anywhere later. Good luck!")
 ANOMALY_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
                 "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -97,6 +100,15 @@ def nonscalar_implicit_grad(**context):
     return _tag(RuntimeError("grad can be implicitly created only for scalar outputs"), "backward_nonscalar", **context)
 
 
+def hook_changed_size(hook):
+    return RuntimeError(f"hook '{getattr(hook, '__name__', type(hook).__name__)}' has changed the size of value")
+
+
+def inference_requires_grad():
+    return _tag(RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."),
+                "inference_tensor_saved")
+
+
 def complex_grad_dtype(index, grad_dtype, out_dtype):
     return _tag(RuntimeError(
         "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch in dtype: "
@@ -113,12 +125,12 @@ def freed(**context):
     return _tag(RuntimeError(FREED), "backward_twice", **context)
 
 
-def version_mismatch(dtype, shape, output_of, saved_version, current_version, **context):
+def version_mismatch(dtype, shape, output_of, saved_version, current_version, anomaly=False, **context):
     where = f", which is output {output_of[1]} of {output_of[0]}," if output_of else ""
     return _tag(RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"{tensor_type_name(dtype, shape)}{where} is at version {current_version}; expected version "
-        f"{saved_version} instead. {ANOMALY_HINT}"),
+        f"{saved_version} instead. {ANOMALY_ON_HINT if anomaly else ANOMALY_HINT}"),
         "inplace_modified_saved" if output_of else "inplace_modified_input",
         saved_version=saved_version, current_version=current_version, **context)
 

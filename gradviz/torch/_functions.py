@@ -332,7 +332,10 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     steps = _int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    values = _fused_ramp(start, end, steps, dt.np if dt.is_floating_point else np.float64)
+    if steps == 1:  # a single step is the start (PyTorch fills it), not the end
+        values = np.array([start], dtype=np.float64)
+    else:
+        values = _fused_ramp(start, end, steps, dt.np if dt.is_floating_point else np.float64)
     return _new_leaf(values.astype(dt.np), requires_grad)
 
 
@@ -1514,6 +1517,9 @@ def equal(input, other):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"{_dtype_word(input.dtype)} did not match {_dtype_word(other.dtype)}")
+    K.broadcast_shapes(input._data.shape, other._data.shape)
     return _bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

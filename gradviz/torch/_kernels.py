@@ -154,11 +154,12 @@ def _broadcast_two(a, b):
     n = max(len(a), len(b))
     a = (1,) * (n - len(a)) + tuple(a)
     b = (1,) * (n - len(b)) + tuple(b)
-    out = []
-    for i, (x, y) in enumerate(zip(a, b)):
+    out = [0] * n
+    for i in range(n - 1, -1, -1):  # PyTorch reports the trailing-most mismatch
+        x, y = a[i], b[i]
         if x != y and x != 1 and y != 1:
             raise _errors.broadcast_sizes(x, y, i)
-        out.append(y if x == 1 else x)
+        out[i] = y if x == 1 else x
     return tuple(out)
 
 
@@ -170,8 +171,11 @@ def where_arrays(condition, a, b):
 
 
 def scatter_dim_into_zeros(grad, sizes, dim, index):
+    """Zeros with ``grad`` added at ``index`` along ``dim``; repeated indices accumulate."""
     out = np.zeros(sizes, dtype=grad.dtype)
-    np.put_along_axis(out, index, grad, axis=dim)
+    where = list(np.indices(index.shape, sparse=True))
+    where[dim] = index
+    np.add.at(out, tuple(where), grad)
     return out
 
 

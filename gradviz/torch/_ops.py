@@ -21,7 +21,7 @@ _NODE_CLASSES = {}
 
 
 # Nodes written in C++ by hand in PyTorch report a namespaced name().
-_NAMESPACED = {"CopyBackwards", "CopySlices", "AccumulateGrad", "DelayedError", "Error", "NotImplemented"}
+_NAMESPACED = {"CopyBackwards", "CopySlices", "AccumulateGrad", "Error", "NotImplemented"}
 
 
 def node_class(name):

@@ -151,6 +151,8 @@ class Tensor:
             return
         if flag and self._data.dtype.kind not in "fc":
             raise _errors.requires_grad_not_float()
+        if flag and self._inference and not STATE.inference:
+            raise _errors.inference_requires_grad()
         self._requires_grad = bool(flag)
 
     def requires_grad_(self, requires_grad=True):

@@ -226,6 +226,7 @@ def _run_tensor_pre_hooks(node, grads):
                     break
                 out = fn(grads[nr])
                 if out is not None:
+                    _check_hook_result(fn, out, grads[nr])
                     grads[nr] = out
     if retain:
         for nr, ref in retain.items():
@@ -385,8 +386,14 @@ def _run_leaf_hooks(variable, grad):
         for fn in list(hooks.values()):
             out = fn(grad)
             if out is not None:
+                _check_hook_result(fn, out, grad)
                 grad = out
     return grad
+
+
+def _check_hook_result(hook, new, old):
+    if new._data.shape != old._data.shape:
+        raise _errors.hook_changed_size(hook)
 
 
 def accumulate_grad(variable, grad, create_graph):
@@ -395,7 +402,11 @@ def accumulate_grad(variable, grad, create_graph):
         grad = F.to_dtype(grad, variable.dtype)
     current = variable._grad
     if current is None:
-        variable._grad = _fresh(grad, create_graph)
+        if create_graph and grad._requires_grad:
+            # PyTorch copies into a fresh buffer laid out like the variable: CopyBackwards.
+            variable._grad = F.copy_(F.empty_like(variable), grad)
+        else:
+            variable._grad = _fresh(grad, create_graph)
     elif create_graph or STATE.enabled or current._requires_grad:
         variable._grad = current + grad
     else:

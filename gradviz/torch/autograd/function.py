@@ -101,8 +101,13 @@ class BackwardCFunction(Node, FunctionCtx):
         return outputs
 
 
-class DelayedError(Node):
-    """Stands in for a once_differentiable backward's outputs when a graph was requested."""
+class Error(Node):
+    """Stands in for a once_differentiable backward's outputs when a graph was requested
+    (PyTorch's DelayedError, whose node is named Error)."""
+    __module__ = "builtins"
+
+    def name(self):
+        return "torch::autograd::Error"
 
     def _backward(self, grads):
         raise _errors.once_differentiable_twice()
@@ -222,7 +227,7 @@ def once_differentiable(fn):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        err = DelayedError()
+        err = Error()
         err.next_functions = tuple(edge_of(g) for g in grads if g is not None)
         err._needs = tuple(True for _ in err.next_functions)
         wrapped = []

@@ -10,10 +10,20 @@ class GradcheckError(RuntimeError):
 
 
 def _tensors(xs):
+    """The inputs as a tuple; non-tensor inputs (ints, options) pass through untouched."""
     from .._tensor import Tensor
     if isinstance(xs, Tensor):
         return (xs,)
     return tuple(xs)
+
+
+def _requiring_grad(inputs):
+    from .._tensor import Tensor
+    wrt = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them have "
+                         "requires_grad=True.")
+    return wrt
 
 
 def _outputs(fn, inputs):
@@ -67,7 +77,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
               fast_mode=False, masked=None):
     inputs = _tensors(inputs)
-    wrt = [i for i, t in enumerate(inputs) if t.requires_grad]
+    wrt = _requiring_grad(inputs)
     for i in wrt:
         if inputs[i]._data.dtype != np.float64:
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
@@ -104,11 +114,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     else:
         grad_outputs = _tensors(grad_outputs)
     n_in = len(inputs)
+    _requiring_grad(inputs)
 
     def first_derivatives(*args):
         xs, gs = args[:n_in], args[n_in:]
         out = _outputs(func, xs)
-        grads = autograd_grad(out, [x for x in xs if x.requires_grad], gs, create_graph=True, allow_unused=True)
+        grads = autograd_grad(out, [x for x in xs if getattr(x, "requires_grad", False)], gs, create_graph=True,
+                              allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first_derivatives, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,

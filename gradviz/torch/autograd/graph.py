@@ -114,7 +114,11 @@ def _apply_special(op, inputs, params, out):
             o._view_chain = chain
             o._view_version = base._vbox[0]
             if not STATE.enabled:
+                # Views share their base's autograd flag even without a graph: such a view
+                # reports requires_grad (as a leaf), and modifying it in place later is refused.
                 o._view_created_in_no_grad = True
+                if base._requires_grad and o._data.dtype.kind in "fc":
+                    o._requires_grad = True
             if base._inference:
                 o._inference = True
     if STATE.inference:
@@ -189,6 +193,8 @@ def record(op, inputs, params, outputs, node=None):
                 o._requires_grad = True
             nr += 1
     node._saved = _save(op, inputs, params, outputs, needs)
+    if _SAVED_HOOKS:
+        _pack_saved(node)
     node._site = creation_site(3)
     if LISTENERS:
         for listener in LISTENERS:
@@ -221,6 +227,33 @@ def _save(op, inputs, params, outputs, needs):
             elif result_index >= 0:
                 saved[name] = SavedTensor(outputs[result_index], True)
     return saved
+
+
+# (pack_hook, unpack_hook) pairs of the active torch.autograd.graph.saved_tensors_hooks blocks.
+_SAVED_HOOKS = []
+
+
+class saved_tensors_hooks:
+    """Context manager: every tensor saved for backward inside it is passed through
+    pack_hook when saved and unpack_hook when backward (or an inspector) reads it."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        _SAVED_HOOKS.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _SAVED_HOOKS.pop()
+        return False
+
+
+def _pack_saved(node):
+    pack_hook, unpack_hook = _SAVED_HOOKS[-1]
+    for value in node._saved.values():
+        if isinstance(value, SavedTensor):
+            value.register_hooks(pack_hook, unpack_hook, node)
 
 
 def refresh_view(view):

@@ -105,7 +105,7 @@ class SavedTensor:
             from .. import _dtypes
             raise _errors.version_mismatch(
                 _dtypes.FROM_NUMPY[self.data.dtype], self.data.shape, output_of, self.version, self.vbox[0],
-                node=owner)
+                anomaly=_anomaly_enabled(), node=owner)
 
     def freed(self):
         return FreedSlot(self.data.shape, self.data.dtype, self.version)
@@ -178,6 +178,11 @@ class RawSavedTensor:
 
 RawSavedTensor.__name__ = RawSavedTensor.__qualname__ = "SavedTensor"
 RawSavedTensor.__module__ = "torch._C._autograd"
+
+
+def _anomaly_enabled():
+    from .engine import ANOMALY
+    return ANOMALY.enabled
 
 
 def _forward_name(node_name):
