@@ -270,6 +270,20 @@ def view_in_no_grad_inplace():
         "outside (if you want the inplace to be tracked)."), "view_in_no_grad_inplace")
 
 
+def view_in_no_grad_rebased():
+    return _tag(RuntimeError(
+        "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "
+        "grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+        "your code by moving both the view and the inplace either both inside the no_grad block (if you don't want "
+        "the inplace to be tracked) or both outside (if you want the inplace to be tracked)."),
+        "view_in_no_grad_inplace")
+
+
+def partial_overlap():
+    return RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+                        "a single memory location. Please clone() the tensor before performing the operation.")
+
+
 def resize_requires_grad():
     return _tag(RuntimeError("cannot resize variables that require grad"), "resize_requires_grad")
 

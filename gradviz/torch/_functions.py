@@ -2084,7 +2084,16 @@ def trace(input):
     return apply(_ops.trace, (input,), {"self_sym_sizes": input._data.shape})
 
 
+def _check_lerp_dtypes(input, end, weight):
+    """lerp does not promote: end (and a tensor weight) must have the input's dtype."""
+    for name, other in (("end", end), ("weight", weight)):
+        if isinstance(other, _tensor.Tensor) and other._data.dtype != input._data.dtype:
+            raise RuntimeError(f"expected dtype {_C_TYPE_NAMES[input.dtype.name]} for `{name}` but got dtype "
+                               f"{_C_TYPE_NAMES[other.dtype.name]}")
+
+
 def lerp(input, end, weight):
+    _check_lerp_dtypes(input, end, weight)
     if isinstance(weight, _tensor.Tensor):
         return apply(_ops.lerp_tensor, (input, end, weight), {})
     return apply(_ops.lerp, (input, end), {"weight": weight})
@@ -2107,6 +2116,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
 
 
 def lerp_(self, end, weight):
+    _check_lerp_dtypes(self, end, weight)
     if isinstance(weight, _tensor.Tensor):
         return _inplace(_ops.lerp_tensor, self, (self, end, weight), {})
     return _inplace(_ops.lerp, self, (self, end), {"weight": weight})

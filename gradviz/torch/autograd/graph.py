@@ -50,7 +50,7 @@ def edge_of(t):
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)
-    if t._requires_grad:
+    if t._requires_grad and not t._view_created_in_no_grad:
         return (accumulator_of(t), 0)
     return (None, 0)
 
@@ -160,10 +160,12 @@ def record(op, inputs, params, outputs, node=None):
             if fn is not None:
                 edges.append((fn, x._output_nr))
                 needs.append(True)
-            elif x._requires_grad:
+            elif x._requires_grad and not x._view_created_in_no_grad:
                 edges.append((accumulator_of(x), 0))
                 needs.append(True)
             else:
+                # (a view made under no_grad reports requires_grad, yet PyTorch gives it no
+                # gradient edge: what flows into it is dropped)
                 edges.append(_NO_EDGE)
                 needs.append(False)
             data = x._data
@@ -259,7 +261,12 @@ def _pack_saved(node):
 def refresh_view(view):
     """A view whose base was modified in place since the view was made takes its history
     from the base again (AsStridedBackward0), as PyTorch regenerates it."""
-    if view._view_created_in_no_grad or not view._base._requires_grad:
+    base = view._base
+    if view._view_created_in_no_grad and base._requires_grad:
+        # The storage changed in place after this view was taken without a graph:
+        # PyTorch refuses to guess what the view's history should be.
+        raise _errors.view_in_no_grad_rebased()
+    if view._view_created_in_no_grad or not base._requires_grad:
         view._view_version = view._vbox[0]
         return
     from .inplace import regenerate_view

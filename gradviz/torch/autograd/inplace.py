@@ -16,6 +16,11 @@ from .node import Node
 
 def _forward_checked(op, arrays, params, self):
     from .. import _dtypes, _kernels
+    target = self._data
+    for other in arrays[1:]:
+        if type(other) is np.ndarray and np.may_share_memory(target, other) and not _same_layout(target, other) \
+                and np.shares_memory(target, other):
+            raise _errors.partial_overlap()
     try:
         out = np.asarray(op.forward(*arrays, **params))
     except ValueError:
@@ -34,6 +39,12 @@ def _forward_checked(op, arrays, params, self):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
                            "memory location. Please clone() the tensor before performing the operation.")
     return out
+
+
+def _same_layout(a, b):
+    """Exactly the same elements (x[0:2] = x[0:2] is allowed; a shifted overlap is not)."""
+    return (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.shape == b.shape
+            and a.strides == b.strides)
 
 
 def _check(self, grad_mode, needs_grad):
