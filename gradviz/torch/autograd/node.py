@@ -186,9 +186,11 @@ def _anomaly_enabled():
 
 
 def _forward_name(node_name):
-    """'SigmoidBackward0' -> 'Sigmoid', the name PyTorch's version errors use."""
-    i = node_name.rfind("Backward")
-    return node_name[:i] if i > 0 else node_name
+    """The name PyTorch's version errors give a node: 'SigmoidBackward0' -> 'Sigmoid',
+    'ClampBackward1' -> 'Clamp1'."""
+    if node_name.endswith("Backward0"):
+        return node_name[:-len("Backward0")]
+    return node_name.replace("Backward", "", 1)
 
 
 class SavedScalar:
