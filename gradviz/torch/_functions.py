@@ -2178,7 +2178,8 @@ def fill_(self, value):
 
 def copy_(self, src, non_blocking=False):
     _check_expand(src._data.shape, self._data.shape)
-    return _inplace(_ops.copy, self, (self, src), {})
+    return _inplace(_ops.copy, self, (self, src), {"src_dtype": src.dtype if isinstance(src, _tensor.Tensor)
+                                                   else self.dtype})
 
 
 def exp_(self):

@@ -308,9 +308,10 @@ fill = Op("FillBackward2", lambda self, *, value: np.full_like(self, value), sel
 # fill_ with a 0-dim tensor: the value is differentiable, it receives every element's gradient.
 fill_tensor = Op("FillBackward3", lambda self, value: np.full_like(self, value), self=lambda grad: F.zeros_like(grad),
                  value=lambda grad: grad.sum())
-copy = Op("CopyBackwards", lambda self, src: np.broadcast_to(src, self.shape).astype(self.dtype),
+# copy_ saves no tensor (only the source's dtype): changing the source later is fine.
+copy = Op("CopyBackwards", lambda self, src, *, src_dtype: np.broadcast_to(src, self.shape).astype(self.dtype),
           self=lambda grad: F.zeros_like(grad),
-          src=lambda grad, src: grad.to(src.dtype))
+          src=lambda grad, src_dtype: grad.to(src_dtype))
 
 
 def _replay(array, chain):

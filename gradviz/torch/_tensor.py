@@ -141,6 +141,8 @@ class Tensor:
 
     @property
     def requires_grad(self):
+        if self._base is not None and self._view_version != self._vbox[0]:
+            refresh_view(self)  # a view of a base that started requiring grad in place
         return self._requires_grad
 
     @requires_grad.setter
