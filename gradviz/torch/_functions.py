@@ -198,8 +198,18 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     if isinstance(data, _tensor.Tensor):
         import warnings
         warnings.warn(_errors.COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
-    array = np.array(_infer_array(data), copy=True)
     dtype = _resolve_dtype(dtype)
+    if dtype is not None and dtype.is_floating_point and not isinstance(data, (_tensor.Tensor, np.ndarray)):
+        # Python numbers go straight to the requested precision (0.3 stays 0.3 in float64),
+        # rather than through the default dtype first.
+        previous = _dtypes.DEFAULTS.float_dtype
+        _dtypes.DEFAULTS.float_dtype = dtype if dtype.itemsize >= 4 else _dtypes.float32
+        try:
+            array = np.array(_infer_array(data), copy=True)
+        finally:
+            _dtypes.DEFAULTS.float_dtype = previous
+    else:
+        array = np.array(_infer_array(data), copy=True)
     if dtype is not None:
         array = array.astype(dtype.np)
     return _new_leaf(array, requires_grad)
@@ -1659,6 +1669,8 @@ def squeeze(self, dim=None):
 
 
 def expand(self, *sizes, **keyword):
+    if not sizes and not keyword:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _shape_args(_sizes_or_keyword(sizes, keyword, "size"))
     shape = self._data.shape
     if len(sizes) < len(shape):

@@ -354,9 +354,12 @@ log2 = Op("Log2Backward0", lambda self: np.log2(self), self=lambda grad, self: g
 log10 = Op("Log10Backward0", lambda self: np.log10(self), self=lambda grad, self: grad / (self * 2.302585092994046))
 erf = Op("ErfBackward0", lambda self: K.erf_array(self),
          self=lambda grad, self: grad * ((-self * self).exp() * 1.1283791670955126))
+# At (0, 0) PyTorch gives a zero gradient rather than 0/0.
 atan2 = Op("Atan2Backward0", lambda self, other: np.arctan2(self, other), promotes=True,
-           self=lambda grad, self, other: grad * other / (self * self + other * other),
-           other=lambda grad, self, other: grad * -self / (self * self + other * other))
+           self=lambda grad, self, other: grad * F.where(self * self + other * other == 0, 0.0,
+                                                         other / (self * self + other * other)),
+           other=lambda grad, self, other: -grad * F.where(self * self + other * other == 0, 0.0,
+                                                           self / (self * self + other * other)))
 nan_to_num = Op("NanToNumBackward0", lambda self, *, nan, posinf, neginf: np.nan_to_num(
     self, nan=nan, posinf=posinf, neginf=neginf), self=lambda grad, self: grad * self.isfinite())
 

@@ -401,9 +401,19 @@ gelu_backward = Op(
     grad_output=lambda grad, self, approximate: _apply(gelu_backward, (grad, self), approximate=approximate),
     self=lambda grad, grad_output, self, approximate: grad * grad_output * _gelu_second(self, approximate))
 
+# The backwards of leaky_relu and hardtanh are ops of their own (as relu's is), so a second
+# derivative reaches the input: zeros, not None.
+leaky_relu_backward = Op(
+    "LeakyReluBackwardBackward0",
+    lambda grad_output, self, *, negative_slope: np.where(self > 0, grad_output, grad_output * negative_slope).astype(
+        grad_output.dtype, copy=False),
+    grad_output=lambda grad, self, negative_slope: _apply(leaky_relu_backward, (grad, self),
+                                                          negative_slope=negative_slope),
+    self=lambda grad: _F().zeros_like(grad))
 leaky_relu = Op("LeakyReluBackward0",
                 lambda self, *, negative_slope: np.where(self > 0, self, self * negative_slope).astype(self.dtype),
-                self=lambda grad, self, negative_slope: _F().where(self > 0, grad, grad * negative_slope))
+                self=lambda grad, self, negative_slope: _apply(leaky_relu_backward, (grad, self),
+                                                               negative_slope=negative_slope))
 
 silu = Op("SiluBackward0", lambda self: (self * K.sigmoid_array(self)).astype(self.dtype),
           self=lambda grad, self: grad * self.sigmoid() * (1 + self * (1 - self.sigmoid())))
@@ -413,8 +423,16 @@ softplus = Op("SoftplusBackward0",
               self=lambda grad, self, beta, threshold: _F().where(self * beta > threshold, grad,
                                                                   grad * (self * beta).sigmoid()))
 
+hardtanh_backward = Op(
+    "HardtanhBackwardBackward0",
+    lambda grad_output, self, *, min_val, max_val: np.where((self > min_val) & (self < max_val), grad_output,
+                                                            0).astype(grad_output.dtype, copy=False),
+    grad_output=lambda grad, self, min_val, max_val: _apply(hardtanh_backward, (grad, self), min_val=min_val,
+                                                            max_val=max_val),
+    self=lambda grad: _F().zeros_like(grad))
 hardtanh = Op("HardtanhBackward0", lambda self, *, min_val, max_val: np.clip(self, min_val, max_val),
-              self=lambda grad, self, min_val, max_val: _F().where((self > min_val) & (self < max_val), grad, 0.0))
+              self=lambda grad, self, min_val, max_val: _apply(hardtanh_backward, (grad, self), min_val=min_val,
+                                                             max_val=max_val))
 
 elu = Op("EluBackward0", lambda self, *, alpha: np.where(self > 0, self, alpha * np.expm1(self)).astype(self.dtype),
          self=lambda grad, self, alpha: _F().where(self > 0, grad, grad * self.exp() * alpha))

@@ -123,7 +123,7 @@ class Tensor:
 
     @property
     def is_leaf(self):
-        return self._grad_fn is None
+        return self.grad_fn is None  # (the property: a stale view is regenerated, or refused)
 
     @property
     def grad_fn(self):
@@ -141,7 +141,7 @@ class Tensor:
 
     @property
     def requires_grad(self):
-        if self._base is not None and self._view_version != self._vbox[0]:
+        if self._base is not None and self._view_version != self._vbox[0] and not self._view_created_in_no_grad:
             refresh_view(self)  # a view of a base that started requiring grad in place
         return self._requires_grad
 

@@ -11,7 +11,7 @@ from .. import _errors, _ops
 from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from .graph import record, edge_of
-from .node import Node
+from .node import Node, SavedTensor
 
 
 def _forward_checked(op, arrays, params, self):
@@ -85,11 +85,23 @@ def apply_inplace(op, self, inputs, params):
     if self._inference and not STATE.inference:
         # PyTorch performs the update, then refuses it.
         raise _errors.inference_tensor_inplace()
+    node = None
     if tracks_base:
-        _rewrite_base(op, self, base, (before,) + tuple(inputs[1:]), params)
+        node = _rewrite_base(op, self, base, (before,) + tuple(inputs[1:]), params)
     elif needs_grad:
-        record(op, (before,) + tuple(inputs[1:]), params, (self,))
+        node = record(op, (before,) + tuple(inputs[1:]), params, (self,))
+    if node is not None:
+        _saved_before_the_write(node, self)
     return self
+
+
+def _saved_before_the_write(node, target):
+    """Another input of the op that aliases the written tensor (x.mul_(x)) was saved as it
+    was before the write, as PyTorch saves inputs before running the kernel: so a later
+    backward finds its version moved on and refuses, as PyTorch does."""
+    for value in (node._saved or {}).values():
+        if isinstance(value, SavedTensor) and not value.is_output and value.vbox is target._vbox:
+            value.version = target._vbox[0] - 1
 
 
 def _snapshot_before(op, self):
@@ -128,6 +140,9 @@ class CopySlices(Node):
     def _backward(self, grads):
         Tensor = _tensor.Tensor
         from .engine import run_op_node
+        if self._freed_by is not None:
+            # PyTorch drops CopySlices' inner function after a pass, whatever it saved.
+            raise _errors.freed(node=self, freed_by=self._freed_by)
         if STATE.enabled:
             return self._backward_recorded(grads[0])
         result = np.array(grads[0]._data, copy=True)
@@ -177,6 +192,7 @@ def _rewrite_base(op, view, base, inputs, params):
     from .graph import LISTENERS
     for listener in LISTENERS:
         listener.on_node(copy, (base,) + tuple(inputs[1:]), (base,))
+    return fn
 
 
 def _base_edge(base):
