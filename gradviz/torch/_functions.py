@@ -950,13 +950,14 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 
 
 def clone(input, *, memory_format=None):
-    return apply(_ops.clone, (input,), {})
+    contiguous = memory_format is not None and "contiguous" in str(memory_format)
+    return apply(_ops.clone, (input,), {"memory_format": "contiguous" if contiguous else "preserve"})
 
 
 def contiguous(self, memory_format=None):
     if self._data.flags.c_contiguous:
         return self
-    return clone(self)
+    return apply(_ops.clone, (self,), {"memory_format": "contiguous"})
 
 
 def detach(input):

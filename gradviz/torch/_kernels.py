@@ -400,3 +400,10 @@ def sum_to_shape(x, shape):
     if axes:
         x = x.sum(axis=axes, keepdims=True)
     return x.reshape(shape)
+
+
+def copy_like(values, layout):
+    """``values`` in a new array laid out in memory like ``layout`` (preserve_format)."""
+    out = np.empty_like(layout)
+    out[...] = values
+    return out

@@ -200,7 +200,10 @@ clamp_max = Op("ClampMaxBackward0", lambda self, *, max: K.clamp_array(self, Non
 clamp_max_tensor = Op("ClampMaxBackward1", lambda self, max: K.clamp_array(self, None, max), promotes=True,
                       self=lambda grad, self, max: F.where(self <= max, grad, 0.0),
                       max=lambda grad, self, max: F.where(self > max, grad, 0.0))
-clone = Op("CloneBackward0", lambda self: self.copy(), self=lambda grad: grad)
+# Copies keep the input's memory layout (PyTorch's preserve_format), which decides later
+# whether a reshape can be a view.
+clone = Op("CloneBackward0", lambda self, *, memory_format: np.array(
+    self, copy=True, order="C" if memory_format == "contiguous" else "K"), self=lambda grad: grad)
 to_copy = Op("ToCopyBackward0", lambda self, *, dtype: self.astype(dtype.np),
              self=lambda grad, self: grad.to(self.dtype))
 
@@ -409,7 +412,7 @@ unbind = Op("UnbindBackward0", lambda self, *, dim: tuple(np.moveaxis(self, dim,
             self=lambda grads, dim: F.stack(grads, dim))
 repeat = Op("RepeatBackward0", lambda self, *, repeats, self_sym_sizes: np.tile(self, repeats),
             self=lambda grad, repeats, self_sym_sizes: F.repeat_backward(grad, repeats, self_sym_sizes))
-flip = Op("FlipBackward0", lambda self, *, dims: np.flip(self, dims).copy(), self=lambda grad, dims: grad.flip(dims))
+flip = Op("FlipBackward0", lambda self, *, dims: K.copy_like(np.flip(self, dims), self), self=lambda grad, dims: grad.flip(dims))
 roll = Op("RollBackward0", lambda self, *, shifts, dims: np.roll(self, shifts, dims),
           self=lambda grad, shifts, dims: grad.roll(tuple(-s for s in shifts), dims))
 tril = Op("TrilBackward0", lambda self, *, diagonal: np.tril(self, diagonal), self=lambda grad, diagonal: grad.tril(diagonal))
