@@ -270,6 +270,15 @@ def view_in_no_grad_inplace():
         "outside (if you want the inplace to be tracked)."), "view_in_no_grad_inplace")
 
 
+def view_of_no_grad_view_inplace(output_nr, op_name):
+    return _tag(RuntimeError(
+        f"Output {output_nr} of {op_name} is a view of a view which was created in no_grad mode and is being modified "
+        "inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+        "can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you "
+        "don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."),
+        "view_in_no_grad_inplace")
+
+
 def view_in_no_grad_rebased():
     return _tag(RuntimeError(
         "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "

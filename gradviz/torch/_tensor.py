@@ -53,6 +53,7 @@ class Tensor:
     _view_created_in_no_grad = False
     _multi_output_view_of = None
     _view_chain = ()
+    _view_of_no_grad_view = None  # (output_nr, op) when a view is taken of a view made under no_grad
     _view_version = 0
     __array_priority__ = 1000  # numpy defers `array * tensor` to us
 

@@ -86,13 +86,26 @@ def apply(op, inputs, params):
     result._output_nr = 0
     if STATE.enabled:
         for i in (range(len(inputs)) if op.variadic else op.positions):
-            if getattr(inputs[i], "_requires_grad", False):
+            if getattr(inputs[i], "_requires_grad", False) or _stale_view_requiring_grad(inputs[i]):
                 record(op, inputs, params, (result,))
                 break
     return result
 
 
 _new = object.__new__
+
+
+def _node_forward_name(node_name):
+    from .node import _forward_name
+    return _forward_name(node_name)
+
+
+def _stale_view_requiring_grad(x):
+    """A view whose base started requiring grad in place since the view was taken."""
+    if getattr(x, "_base", None) is None or x._view_version == x._vbox[0] or x._view_created_in_no_grad:
+        return False
+    refresh_view(x)
+    return x._requires_grad
 
 
 def _apply_special(op, inputs, params, out):
@@ -113,6 +126,8 @@ def _apply_special(op, inputs, params, out):
             o._base = root
             o._view_chain = chain
             o._view_version = base._vbox[0]
+            if base._view_created_in_no_grad or base._view_of_no_grad_view is not None:
+                o._view_of_no_grad_view = (0, _node_forward_name(op.node_name))
             if not STATE.enabled:
                 # Views share their base's autograd flag even without a graph: such a view
                 # reports requires_grad (as a leaf), and modifying it in place later is refused.
@@ -126,7 +141,7 @@ def _apply_special(op, inputs, params, out):
             o._inference = True
     if STATE.enabled:
         for i in (range(len(inputs)) if op.variadic else op.positions):
-            if getattr(inputs[i], "_requires_grad", False):
+            if getattr(inputs[i], "_requires_grad", False) or _stale_view_requiring_grad(inputs[i]):
                 record(op, inputs, params, outputs)
                 break
     return outputs if op.multi_output else outputs[0]
@@ -164,10 +179,10 @@ def record(op, inputs, params, outputs, node=None):
                 edges.append((accumulator_of(x), 0))
                 needs.append(True)
             else:
-                # (a view made under no_grad reports requires_grad, yet PyTorch gives it no
-                # gradient edge: what flows into it is dropped)
+                # A view made under no_grad reports requires_grad, yet PyTorch gives it no
+                # gradient edge (what flows into it is dropped) while still saving for it.
                 edges.append(_NO_EDGE)
-                needs.append(False)
+                needs.append(x._requires_grad)
             data = x._data
             meta.append((data.shape, data.dtype))
         else:

@@ -60,6 +60,8 @@ def _check(self, grad_mode, needs_grad):
         return
     if self._multi_output_view_of is not None:
         raise _errors.multi_output_view_inplace(*self._multi_output_view_of)
+    if self._view_of_no_grad_view is not None and not self._view_created_in_no_grad:
+        raise _errors.view_of_no_grad_view_inplace(*self._view_of_no_grad_view)
     if self._view_created_in_no_grad:
         raise _errors.view_in_no_grad_inplace()
     if base._requires_grad and base._grad_fn is None:
