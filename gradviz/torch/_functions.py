@@ -724,61 +724,48 @@ def rpow(input, base):
     return apply(_ops.pow_scalar_base, (base, input), {})
 
 
-def exp(input):
-    return apply(_ops.exp, (input,), {})
+def _unary(op, name):
+    """A torch function that applies one elementwise op to one tensor."""
+    def fn(input):
+        return apply(op, (input,), {})
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
-def log(input):
-    return apply(_ops.log, (input,), {})
-
-
-def sin(input):
-    return apply(_ops.sin, (input,), {})
-
-
-def cos(input):
-    return apply(_ops.cos, (input,), {})
-
-
-def tanh(input):
-    return apply(_ops.tanh, (input,), {})
-
-
-def sigmoid(input):
-    return apply(_ops.sigmoid, (input,), {})
-
-
-def relu(input):
-    return apply(_ops.relu, (input,), {})
-
-
-def sqrt(input):
-    return apply(_ops.sqrt, (input,), {})
-
-
-def abs(input):
-    return apply(_ops.abs, (input,), {})
+exp = _unary(_ops.exp, "exp")
+log = _unary(_ops.log, "log")
+sin = _unary(_ops.sin, "sin")
+cos = _unary(_ops.cos, "cos")
+tanh = _unary(_ops.tanh, "tanh")
+sigmoid = _unary(_ops.sigmoid, "sigmoid")
+relu = _unary(_ops.relu, "relu")
+sqrt = _unary(_ops.sqrt, "sqrt")
+abs = _unary(_ops.abs, "abs")
 
 
 absolute = abs
 
 
-def _unary(op):
-    def fn(input):
-        return apply(op, (input,), {})
-    fn.__name__ = op.node_name
-    return fn
-
-
-sign = _unary(_ops.sign)
-sgn = _unary(_ops.sgn)
-log1p, expm1, rsqrt = _unary(_ops.log1p), _unary(_ops.expm1), _unary(_ops.rsqrt)
-floor, ceil, trunc, frac = _unary(_ops.floor), _unary(_ops.ceil), _unary(_ops.trunc), _unary(_ops.frac)
+sign = _unary(_ops.sign, "sign")
+sgn = _unary(_ops.sgn, "sgn")
+log1p = _unary(_ops.log1p, "log1p")
+expm1 = _unary(_ops.expm1, "expm1")
+rsqrt = _unary(_ops.rsqrt, "rsqrt")
+floor = _unary(_ops.floor, "floor")
+ceil = _unary(_ops.ceil, "ceil")
+trunc = _unary(_ops.trunc, "trunc")
+frac = _unary(_ops.frac, "frac")
+tan = _unary(_ops.tan, "tan")
+asin = _unary(_ops.asin, "asin")
+acos = _unary(_ops.acos, "acos")
+atan = _unary(_ops.atan, "atan")
+sinh = _unary(_ops.sinh, "sinh")
+cosh = _unary(_ops.cosh, "cosh")
+log2 = _unary(_ops.log2, "log2")
+log10 = _unary(_ops.log10, "log10")
+erf = _unary(_ops.erf, "erf")
 fix = trunc
-tan, asin, acos, atan = _unary(_ops.tan), _unary(_ops.asin), _unary(_ops.acos), _unary(_ops.atan)
 arcsin, arccos, arctan = asin, acos, atan
-sinh, cosh, log2, log10, erf = (_unary(_ops.sinh), _unary(_ops.cosh), _unary(_ops.log2), _unary(_ops.log10),
-                                _unary(_ops.erf))
 
 
 def round(input, *, decimals=0):
