@@ -86,7 +86,9 @@ def apply(op, inputs, params):
     result._output_nr = 0
     if STATE.enabled:
         for i in (range(len(inputs)) if op.variadic else op.positions):
-            if getattr(inputs[i], "_requires_grad", False) or _stale_view_requiring_grad(inputs[i]):
+            x = inputs[i]
+            if getattr(x, "_requires_grad", False) or (
+                    getattr(x, "_base", None) is not None and _stale_view_requiring_grad(x)):
                 record(op, inputs, params, (result,))
                 break
     return result
@@ -102,7 +104,7 @@ def _node_forward_name(node_name):
 
 def _stale_view_requiring_grad(x):
     """A view whose base started requiring grad in place since the view was taken."""
-    if getattr(x, "_base", None) is None or x._view_version == x._vbox[0] or x._view_created_in_no_grad:
+    if x._view_version == x._vbox[0] or x._view_created_in_no_grad:
         return False
     refresh_view(x)
     return x._requires_grad
@@ -141,7 +143,9 @@ def _apply_special(op, inputs, params, out):
             o._inference = True
     if STATE.enabled:
         for i in (range(len(inputs)) if op.variadic else op.positions):
-            if getattr(inputs[i], "_requires_grad", False) or _stale_view_requiring_grad(inputs[i]):
+            x = inputs[i]
+            if getattr(x, "_requires_grad", False) or (
+                    getattr(x, "_base", None) is not None and _stale_view_requiring_grad(x)):
                 record(op, inputs, params, outputs)
                 break
     return outputs if op.multi_output else outputs[0]
