@@ -94,6 +94,10 @@ def apply_inplace(op, self, inputs, params):
         node = record(op, (before,) + tuple(inputs[1:]), params, (self,))
     if node is not None:
         _saved_before_the_write(node, self)
+        for other in inputs[1:]:
+            if isinstance(other, Tensor) and other._base is not None and other._vbox is self._vbox:
+                # It was regenerated against the history this op just replaced: once more on next use.
+                other._view_version = -1
     return self
 
 

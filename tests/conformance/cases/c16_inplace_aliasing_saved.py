@@ -36,3 +36,15 @@ print(ev.requires_grad, ev.is_leaf, ev.grad_fn)
 a.grad = None
 (ev * 2).sum().backward()
 print(a.grad, ev.grad)
+# %%
+# a base updated in place with its own (full) view: the view then follows the new history
+a.grad = None
+d = a * 1.5
+dv = d.narrow(0, 0, 4)
+d.add_(dv)
+print(d, dv, type(dv.grad_fn).__name__)
+dv.sum().backward(retain_graph=True)
+print(a.grad)
+a.grad = None
+d.sum().backward()
+a.grad
