@@ -887,28 +887,20 @@ def to(self, *args, **kwargs):
     return to_dtype(self, dtype)
 
 
-def float(self, memory_format=None):
-    return to_dtype(self, _dtypes.float32)
+def _converter(dtype, name):
+    """Tensor.float(), .double(), ...: to_dtype with a fixed dtype."""
+    def convert(self, memory_format=None):
+        return to_dtype(self, dtype)
+    convert.__name__ = convert.__qualname__ = name
+    return convert
 
 
-def double(self, memory_format=None):
-    return to_dtype(self, _dtypes.float64)
-
-
-def half(self, memory_format=None):
-    return to_dtype(self, _dtypes.float16)
-
-
-def long(self, memory_format=None):
-    return to_dtype(self, _dtypes.int64)
-
-
-def int(self, memory_format=None):
-    return to_dtype(self, _dtypes.int32)
-
-
-def bool(self, memory_format=None):
-    return to_dtype(self, _dtypes.bool)
+float = _converter(_dtypes.float32, "float")
+double = _converter(_dtypes.float64, "double")
+half = _converter(_dtypes.float16, "half")
+long = _converter(_dtypes.int64, "long")
+int = _converter(_dtypes.int32, "int")
+bool = _converter(_dtypes.bool, "bool")
 
 
 def type(self, dtype=None, non_blocking=False):

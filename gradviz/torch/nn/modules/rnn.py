@@ -37,6 +37,18 @@ class RNNCellBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def _batched(self, input, hx):
+        """(input, hx, is_batched) with a batch dim added to unbatched input and a zero state
+        when none is given, as PyTorch's RNNCell and GRUCell prepare them."""
+        is_batched = input.dim() == 2
+        if not is_batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = _F.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
+        elif not is_batched:
+            hx = hx.unsqueeze(0)
+        return input, hx, is_batched
+
     def _gates(self, input, hx):
         """linear(hx, W_hh, b_hh) + linear(input, W_ih, b_ih), in ATen's order."""
         if input.shape[1] != self.weight_ih.shape[1]:
@@ -60,13 +72,7 @@ class RNNCell(RNNCellBase):
             raise ValueError(f"RNNCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
         if hx is not None and hx.dim() not in (1, 2):
             raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
-        is_batched = input.dim() == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = _F.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
-        elif not is_batched:
-            hx = hx.unsqueeze(0)
+        input, hx, is_batched = self._batched(input, hx)
         if self.nonlinearity == "tanh":
             ret = _F.tanh(self._gates(input, hx))
         elif self.nonlinearity == "relu":
@@ -113,13 +119,7 @@ class GRUCell(RNNCellBase):
     def forward(self, input, hx=None):
         if input.dim() not in (1, 2):
             raise ValueError(f"GRUCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        is_batched = input.dim() == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = _F.zeros(input.size(0), self.hidden_size, dtype=input.dtype)
-        elif not is_batched:
-            hx = hx.unsqueeze(0)
+        input, hx, is_batched = self._batched(input, hx)
         # ATen's gru_cell: chunk both linear maps, combine gate by gate.
         ir, iz, in_ = F.unsafe_chunk(F.linear(input, self.weight_ih, self.bias_ih), 3, 1)
         hr, hz, hn = F.unsafe_chunk(F.linear(hx, self.weight_hh, self.bias_hh), 3, 1)
