@@ -115,6 +115,16 @@ def _normalize_names(names):
 # --------------------------------------------------------------------------- backward
 
 
+def _next_nodes(node):
+    fns = getattr(node, "_fns", None)  # the engine's flat edges; other node types expose next_functions
+    return fns if fns is not None else tuple(fn for fn, _ in node.next_functions)
+
+
+def _edges(node):
+    fns = getattr(node, "_fns", None)
+    return zip(fns, node._nrs) if fns is not None else node.next_functions
+
+
 def _walk(roots):
     """Depth-first preorder over next_functions with an explicit stack: [nodes], {id(node): 'n<k>'}."""
     order, index = [], {}
@@ -125,9 +135,9 @@ def _walk(roots):
             continue
         index[id(node)] = f"n{len(order)}"  # the node's id string, made once
         order.append(node)  # keeps the node alive while its id() is a key here
-        nexts = node.next_functions
+        nexts = _next_nodes(node)
         for i in range(len(nexts) - 1, -1, -1):
-            nxt = nexts[i][0]
+            nxt = nexts[i]
             if nxt is not None and id(nxt) not in index:
                 stack.append(nxt)
     return order, index
@@ -136,7 +146,7 @@ def _walk(roots):
 def _node(node_id, node, index, names, forward, out_names):
     cls = type(node).__name__
     edges = []
-    for i, (nxt, nr) in enumerate(node.next_functions):
+    for i, (nxt, nr) in enumerate(_edges(node)):
         edges.append(Edge(i, None if nxt is None else index[id(nxt)], nr))
     op = forward.op_of(node) if forward is not None else None
     origins = {slot: (is_out, i) for slot, is_out, i in op.saved} if op is not None and op.saved else {}

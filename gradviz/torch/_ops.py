@@ -37,7 +37,7 @@ def node_class(name):
 
 class Op:
     __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
-                 "saved_names", "view", "promotes", "multi_output", "variadic", "save_plan", "positions", "raw", "special")
+                 "saved_names", "view", "promotes", "multi_output", "variadic", "save_plan", "save_plan_used", "positions", "raw", "special")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, multi_output=False, **formulas):
         code = forward.__code__
@@ -62,6 +62,7 @@ class Op:
             tuple((name, self.input_index.get(name, -1), int(name[6:] or 0) if name.startswith("result") else -1)
                   for name in args if name not in options)
             for args in self.formula_args)
+        self.save_plan_used = any(self.save_plan)
         self.positions = self.diff_positions
         self.special = view or multi_output  # results need more than a plain new tensor
         self.raw = Ellipsis  # array versions of the formulas, worked out on first use (autograd/raw.py)

@@ -86,7 +86,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate,
         deps = {}
         for node in order:
             if node in executable:
-                for nxt, _ in node.next_functions:
+                for nxt in node._fns:
                     if nxt is not None:
                         deps[nxt] = deps.get(nxt, 0) + 1
     captured = [None] * (len(capture) if capture is not None else 0)
@@ -127,7 +127,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate,
                 elif not retain_graph and type(node) is not AccumulateGrad and node._op is None:
                     node.release_saved(call)
         # Children are released even when this node got no gradient, so nothing downstream waits forever.
-        for (nxt, nr), grad in zip(node.next_functions, outputs or _NONES(node)):
+        for nxt, nr, grad in zip(node._fns, node._nrs, outputs or _NONES(node)):
             if nxt is None:
                 continue
             if grad is not None:
@@ -144,7 +144,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate,
 
 
 def _NONES(node):
-    return (None,) * len(node.next_functions)
+    return (None,) * len(node._fns)
 
 
 def _capture(node, grads, capture_at, captured):
@@ -182,7 +182,7 @@ def _dependencies(roots):
     while stack:
         node = stack.pop()
         order.append(node)
-        for nxt, _ in node.next_functions:
+        for nxt in node._fns:
             if nxt is None:
                 continue
             deps[nxt] = deps.get(nxt, 0) + 1
@@ -197,7 +197,7 @@ def _needed(order, capture_at, accumulate):
     children = {}
     parents = {}
     for node in order:
-        for nxt, _ in node.next_functions:
+        for nxt in node._fns:
             if nxt is not None:
                 parents.setdefault(nxt, []).append(node)
     needed = set()

@@ -167,7 +167,8 @@ def record(op, inputs, params, outputs, node=None):
         node = _new(op.node_class)
         node._sequence_nr = next(_SEQUENCE)
         node._op = op
-    edges = []
+    fns = []
+    nrs = []
     needs = []
     meta = []
     for i in (range(len(inputs)) if op.variadic else op.positions):
@@ -177,24 +178,29 @@ def record(op, inputs, params, outputs, node=None):
                 refresh_view(x)
             fn = x._grad_fn
             if fn is not None:
-                edges.append((fn, x._output_nr))
+                fns.append(fn)
+                nrs.append(x._output_nr)
                 needs.append(True)
             elif x._requires_grad and not x._view_created_in_no_grad:
-                edges.append((accumulator_of(x), 0))
+                fns.append(accumulator_of(x))
+                nrs.append(0)
                 needs.append(True)
             else:
                 # A view made under no_grad reports requires_grad, yet PyTorch gives it no
                 # gradient edge (what flows into it is dropped) while still saving for it.
-                edges.append(_NO_EDGE)
+                fns.append(None)
+                nrs.append(0)
                 needs.append(x._requires_grad)
             data = x._data
             meta.append((data.shape, data.dtype))
         else:
-            edges.append(_NO_EDGE)
+            fns.append(None)
+            nrs.append(0)
             needs.append(False)
             meta.append(None)
-    node.next_functions = tuple(edges)
-    node._needs = needs = tuple(needs)
+    node._fns = tuple(fns)
+    node._nrs = _shared(_SHARED_NRS, tuple(nrs))
+    node._needs = needs = _shared(_SHARED_NEEDS, tuple(needs))
     node._input_meta = tuple(meta)
     if len(outputs) == 1:
         out = outputs[0]
@@ -213,7 +219,7 @@ def record(op, inputs, params, outputs, node=None):
                 o._output_nr = nr
                 o._requires_grad = True
             nr += 1
-    node._saved = _save(op, inputs, params, outputs, needs)
+    node._saved = _save(op, inputs, params, outputs, needs) if (op.save_plan_used or params) else None
     if _SAVED_HOOKS:
         _pack_saved(node)
     node._site = creation_site(3)
@@ -221,6 +227,16 @@ def record(op, inputs, params, outputs, node=None):
         for listener in LISTENERS:
             listener.on_node(node, inputs, outputs)
     return node
+
+
+# Small tuples of flags and output numbers recur on almost every node: one shared copy each.
+# (Two caches: (True, False) == (1, 0), so flags and numbers must not share one.)
+_SHARED_NRS = {}
+_SHARED_NEEDS = {}
+
+
+def _shared(cache, values):
+    return cache.setdefault(values, values) if len(cache) < 4096 else values
 
 
 _NO_EDGE = (None, 0)

@@ -230,7 +230,9 @@ class Node:
     """Base of every grad_fn. Subclasses are made per op (MulBackward0, ...) by the op table."""
     # Every node sets the slots; rarely-used state lives in the instance dict, defaulting to
     # the class attributes below, so recording a node stays cheap.
-    __slots__ = ("next_functions", "_sequence_nr", "_saved", "_needs", "_input_meta", "_output_meta", "_site",
+    # Edges are kept flat (``_fns``: the next node per input, ``_nrs``: which of its outputs)
+    # so a node costs one container the cyclic collector has to walk, not one per edge.
+    __slots__ = ("_fns", "_nrs", "_sequence_nr", "_saved", "_needs", "_input_meta", "_output_meta", "_site",
                  "_op", "__weakref__", "__dict__")
     _tensor_pre_hooks = None
     _retain_grad = None
@@ -241,7 +243,8 @@ class Node:
 
     def __init__(self):
         self._sequence_nr = next(_SEQUENCE)
-        self.next_functions = ()
+        self._fns = ()
+        self._nrs = ()
         self._saved = None
         self._needs = ()
         self._input_meta = ()
@@ -250,6 +253,15 @@ class Node:
         self._op = None
 
     # -- PyTorch's public node API -------------------------------------------------
+    @property
+    def next_functions(self):
+        return tuple(zip(self._fns, self._nrs))
+
+    @next_functions.setter
+    def next_functions(self, edges):
+        self._fns = tuple([fn for fn, _ in edges])
+        self._nrs = tuple([nr for _, nr in edges])
+
     def name(self):
         return type(self).__name__
 
