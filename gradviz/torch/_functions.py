@@ -572,19 +572,26 @@ def as_tensor_like(x, like):
     return scalar_tensor(x) if _is_number(x) else tensor(x)
 
 
+_ALPHA_ONE = {"alpha": 1}  # shared by every add/sub node with the default alpha (nothing writes to it)
+
+
+def _alpha(alpha):
+    return _ALPHA_ONE if builtins.type(alpha) is _int and alpha == 1 else {"alpha": alpha}
+
+
 def add(input, other, *, alpha=1, out=None):
     if out is not None:
         return _out_variant("add", out, (input, other), lambda: add(input, other, alpha=alpha))
     if _is_number(input):
         input, other = other, input
-    return apply(_ops.add, (input, _other(other)), {"alpha": alpha})
+    return apply(_ops.add, (input, _other(other)), _alpha(alpha))
 
 
 def sub(input, other, *, alpha=1, out=None):
     if out is not None:
         return _out_variant("sub", out, (input, other), lambda: sub(input, other, alpha=alpha))
     _check_no_bool_subtraction(input, other)
-    return apply(_ops.sub, (input, _other(other)), {"alpha": alpha})
+    return apply(_ops.sub, (input, _other(other)), _alpha(alpha))
 
 
 subtract = sub
@@ -606,8 +613,8 @@ def _check_no_bool_subtraction(a, b):
 def rsub(input, other, *, alpha=1):
     _check_no_bool_subtraction(input, other)
     if _is_number(other):
-        return apply(_ops.rsub_scalar, (input, other), {"alpha": alpha})
-    return apply(_ops.rsub, (input, other), {"alpha": alpha})
+        return apply(_ops.rsub_scalar, (input, other), _alpha(alpha))
+    return apply(_ops.rsub, (input, other), _alpha(alpha))
 
 
 def mul(input, other, *, out=None):
@@ -2130,12 +2137,12 @@ def _inplace(op, self, inputs, params):
 
 
 def add_(self, other, *, alpha=1):
-    return _inplace(_ops.add, self, (self, _other(other)), {"alpha": alpha})
+    return _inplace(_ops.add, self, (self, _other(other)), _alpha(alpha))
 
 
 def sub_(self, other, *, alpha=1):
     _check_no_bool_subtraction(self, other)
-    return _inplace(_ops.sub, self, (self, _other(other)), {"alpha": alpha})
+    return _inplace(_ops.sub, self, (self, _other(other)), _alpha(alpha))
 
 
 def mul_(self, other):

@@ -74,6 +74,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None, ac
 
 
 def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate, call):
+    if capture is None and not create_graph and not ANOMALY.enabled:
+        return _execute_arrays(roots, root_grads, retain_graph, call)
     deps, order = _dependencies(roots)
     capture_at = {}
     executable = None
@@ -141,6 +143,112 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate,
             if remaining == 0:
                 push(ready, (-nxt._sequence_nr, next(tie), nxt))
     return captured
+
+
+def _execute_arrays(roots, root_grads, retain_graph, call):
+    """_execute for the everyday backward (no create_graph, nothing captured): gradients flow
+    as bare arrays, since none of them can carry a graph. Nodes that need tensors (hooks,
+    custom Functions, CopySlices) get them wrapped and go through the general path."""
+    deps, _ = _dependencies(roots)
+    buffers = {}
+    for (node, nr), grad in zip(roots, root_grads):
+        if node is not None:
+            _add_to_buffer(buffers, node, nr, grad._data)
+    ready = []
+    push, pop = heapq.heappush, heapq.heappop
+    tie = itertools.count()
+    for node in dict.fromkeys(n for n, _ in roots if n is not None):
+        if deps.get(node, 0) == 0:
+            push(ready, (-node._sequence_nr, next(tie), node))
+    make = _tensor.Tensor._make
+    release = not retain_graph
+    following = None  # the one node made ready by the last node, when nothing else is queued
+    while True:
+        if following is not None:
+            node, following = following, None
+        elif ready:
+            node = pop(ready)[2]
+        else:
+            break
+        grads = buffers.pop(node, None)
+        outputs = None
+        if grads is not None:
+            op = node._op
+            plain = (node._tensor_pre_hooks is None and node._retain_grad is None and node._pre_hooks is None
+                     and node._post_hooks is None)
+            if plain and op is not None:
+                raw = op.raw
+                if raw is Ellipsis:
+                    raw = op.raw = raw_formulas(op)
+                if raw is not None and grads[0] is not None:
+                    outputs = _raw_outputs(node, raw, grads[0])
+            elif plain and type(node) is AccumulateGrad and _accumulate_array(node.variable, grads[0]):
+                outputs = ()
+            if outputs is None:
+                outputs = _run_wrapped(node, [None if g is None else make(g) for g in grads], retain_graph)
+            if release:
+                if node._saved:
+                    node.release_saved(call)
+                elif op is None and type(node) is not AccumulateGrad:
+                    node.release_saved(call)
+        # Children are released even when this node got no gradient, so nothing downstream waits forever.
+        fns = node._fns
+        if not fns:
+            continue
+        made_ready = None
+        for nxt, nr, grad in zip(fns, node._nrs, outputs or _NONES(node)):
+            if nxt is None:
+                continue
+            if grad is not None:
+                slots = buffers.get(nxt)
+                if slots is None:
+                    buffers[nxt] = slots = [None] * (len(nxt._output_meta) or 1)
+                prev = slots[nr]
+                if prev is None:
+                    slots[nr] = grad
+                else:
+                    total = prev + grad
+                    slots[nr] = total if type(total) is np.ndarray else np.asarray(total)
+            remaining = deps[nxt] - 1
+            deps[nxt] = remaining
+            if remaining == 0:
+                if made_ready is not None:
+                    push(ready, (-made_ready._sequence_nr, next(tie), made_ready))
+                made_ready = nxt
+        if made_ready is not None:
+            if ready:
+                push(ready, (-made_ready._sequence_nr, next(tie), made_ready))
+            else:
+                following = made_ready
+    return []
+
+
+def _run_wrapped(node, grads, retain_graph):
+    """One node of _execute_arrays through the general path, on tensors; arrays back."""
+    if node._tensor_pre_hooks is not None or node._retain_grad is not None or node._pre_hooks is not None:
+        grads = _run_tensor_pre_hooks(node, grads)
+    if node._op is not None and node._post_hooks is None:
+        outputs = run_op_node(node, grads)
+    else:
+        outputs = _call(node, grads, False, retain_graph)
+    return [None if g is None else g._data for g in outputs]
+
+
+def _accumulate_array(variable, grad):
+    """AccumulateGrad on a bare array, when no hook has to see it; False to take the general path."""
+    if variable._hooks or variable._post_accumulate_hooks:
+        return False
+    current = variable._grad
+    if current is not None and current._requires_grad:
+        return False
+    if grad.dtype != variable._data.dtype:
+        grad = grad.astype(variable._data.dtype)
+    if current is None:
+        variable._grad = _tensor.Tensor._make(np.array(grad, copy=True))
+    else:
+        current._data += grad
+        current._vbox[0] += 1
+    return True
 
 
 def _NONES(node):
@@ -314,6 +422,15 @@ def run_op_node(node, grads):
 
 def _run_raw(node, formulas, grad):
     """run_op_node on bare arrays (see raw.py); None when a saved slot has hooks to honour."""
+    outputs = _raw_outputs(node, formulas, grad)
+    if outputs is None:
+        return None
+    make = _tensor.Tensor._make
+    return [None if g is None else make(g) for g in outputs]
+
+
+def _raw_outputs(node, formulas, grad):
+    """The gradients _run_raw gives, as arrays."""
     values = {}
     saved = node._saved
     if saved:
@@ -331,7 +448,6 @@ def _run_raw(node, formulas, grad):
     outputs = []
     needs = node._needs
     args = node._op.formula_args
-    make = _tensor.Tensor._make
     for k, formula in enumerate(formulas):
         if not needs[k]:
             outputs.append(None)
@@ -346,7 +462,7 @@ def _run_raw(node, formulas, grad):
             result = K.sum_to_shape(result, shape)
         if result.dtype != dtype:
             result = result.astype(dtype)
-        outputs.append(make(result))
+        outputs.append(result)
     return outputs
 
 

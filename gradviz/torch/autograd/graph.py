@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtypes, _errors, _kernels
 from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
-from .node import _SEQUENCE, AccumulateGrad, SavedScalar, SavedTensor, creation_site
+from .node import _SEQUENCE, AccumulateGrad, SavedTensor, creation_site
 
 # The Tensor class, bound by _tensor.py once it exists (the two modules import each other).
 Tensor = None
@@ -57,8 +57,12 @@ def edge_of(t):
 
 def apply(op, inputs, params):
     """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record its node."""
-    if len(inputs) == 1:
+    count = len(inputs)
+    if count == 1:
         arrays = (getattr(inputs[0], "_data", inputs[0]),)
+    elif count == 2:
+        first, second = inputs
+        arrays = (getattr(first, "_data", first), getattr(second, "_data", second))
     else:
         arrays = [getattr(x, "_data", x) for x in inputs]
     try:
@@ -167,45 +171,59 @@ def record(op, inputs, params, outputs, node=None):
         node = _new(op.node_class)
         node._sequence_nr = next(_SEQUENCE)
         node._op = op
+    positions = range(len(inputs)) if op.variadic else op.positions
     fns = []
-    nrs = []
-    needs = []
     meta = []
-    for i in (range(len(inputs)) if op.variadic else op.positions):
+    nrs = None  # stays None while every edge points at output 0
+    edgeless_need = False  # an input needs a gradient yet has no edge (a view made under no_grad)
+    for j, i in enumerate(positions):
         x = inputs[i]
         if type(x) is Tensor or isinstance(x, Tensor):
             if x._base is not None and x._view_version != x._vbox[0]:
                 refresh_view(x)
             fn = x._grad_fn
             if fn is not None:
-                fns.append(fn)
-                nrs.append(x._output_nr)
-                needs.append(True)
-            elif x._requires_grad and not x._view_created_in_no_grad:
-                fns.append(accumulator_of(x))
-                nrs.append(0)
-                needs.append(True)
-            else:
-                # A view made under no_grad reports requires_grad, yet PyTorch gives it no
-                # gradient edge (what flows into it is dropped) while still saving for it.
-                fns.append(None)
-                nrs.append(0)
-                needs.append(x._requires_grad)
+                nr = x._output_nr
+                if nr:
+                    if nrs is None:
+                        nrs = [0] * len(positions)
+                    nrs[j] = nr
+            elif x._requires_grad:
+                if x._view_created_in_no_grad:
+                    # PyTorch gives such a view no gradient edge (what flows into it is dropped)
+                    # while still saving for it.
+                    edgeless_need = True
+                else:
+                    fn = accumulator_of(x)
+            fns.append(fn)
             data = x._data
             meta.append((data.shape, data.dtype))
         else:
             fns.append(None)
-            nrs.append(0)
-            needs.append(False)
             meta.append(None)
-    node._fns = tuple(fns)
-    node._nrs = _shared(_SHARED_NRS, tuple(nrs))
-    node._needs = needs = _shared(_SHARED_NEEDS, tuple(needs))
-    node._input_meta = tuple(meta)
+    count = len(fns)
+    node._fns = fns = tuple(fns)
+    if nrs is None:
+        node._nrs = _ZEROS[count] if count < 1025 else (0,) * count
+    else:
+        node._nrs = _shared(_SHARED_NRS, tuple(nrs))
+    if edgeless_need:
+        needs = tuple([fn is not None or (isinstance(inputs[i], Tensor) and inputs[i]._requires_grad)
+                       for fn, i in zip(fns, positions)])
+    elif count == 1:
+        needs = _NEEDS_1[fns[0] is not None]
+    elif count == 2:
+        needs = _NEEDS_2[fns[0] is not None][fns[1] is not None]
+    else:
+        needs = tuple([fn is not None for fn in fns])
+    node._needs = needs
+    meta = tuple(meta)
+    node._input_meta = _SHARED_META.setdefault(meta, meta)
     if len(outputs) == 1:
         out = outputs[0]
         data = out._data
-        node._output_meta = ((data.shape, data.dtype),)
+        meta = ((data.shape, data.dtype),)
+        node._output_meta = _SHARED_META.setdefault(meta, meta)
         if data.dtype.kind in "fc":
             out._grad_fn = node
             out._output_nr = 0
@@ -219,7 +237,10 @@ def record(op, inputs, params, outputs, node=None):
                 o._output_nr = nr
                 o._requires_grad = True
             nr += 1
-    node._saved = _save(op, inputs, params, outputs, needs) if (op.save_plan_used or params) else None
+    if len(_SHARED_META) > 4096:
+        _SHARED_META.clear()  # nodes keep their copies; only the sharing restarts
+    # A node that saves no tensor keeps the options as given (often one dict shared by many nodes).
+    node._saved = _save(op, inputs, params, outputs, needs) if op.save_plan_used else (params or None)
     if _SAVED_HOOKS:
         _pack_saved(node)
     node._site = creation_site(3)
@@ -229,41 +250,55 @@ def record(op, inputs, params, outputs, node=None):
     return node
 
 
-# Small tuples of flags and output numbers recur on almost every node: one shared copy each.
-# (Two caches: (True, False) == (1, 0), so flags and numbers must not share one.)
+# The small tuples of flags, output numbers and shapes recur on almost every node: nodes
+# share one copy of each. Besides memory, this spares the cyclic collector, which touches
+# everything a node refers to; shared objects stay in cache.
+_ZEROS = tuple((0,) * n for n in range(1025))
+_NEEDS_1 = ((False,), (True,))
+_NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
 _SHARED_NRS = {}
-_SHARED_NEEDS = {}
+_SHARED_META = {}
 
 
 def _shared(cache, values):
     return cache.setdefault(values, values) if len(cache) < 4096 else values
 
 
-_NO_EDGE = (None, 0)
-
-
 def _save(op, inputs, params, outputs, needs):
     """Save what the formulas of the inputs that need a gradient will read (params always)."""
-    Tensor = _tensor.Tensor
-    saved = dict(params)
-    plan = op.save_plan
-    for k, need in enumerate(needs):
-        if not need:
+    saved = dict(params) if params else {}
+    plan = _SAVE_PLANS.get((op, needs))
+    if plan is None:
+        plan = _SAVE_PLANS[(op, needs)] = _plan_for(op, needs)
+    for name, position, result_index in plan:
+        if name in saved:  # an option of the same name wins, as it always has
             continue
-        for name, position, result_index in plan[0 if op.variadic else k]:
-            if name in saved:
-                continue
-            if position >= 0:
-                x = inputs[position]
-                if isinstance(x, Tensor):
-                    if x._inference:
-                        raise _errors.inference_tensor_saved()
-                    saved[name] = SavedTensor(x, False)
-                else:
-                    saved[name] = SavedScalar(x)
-            elif result_index >= 0:
-                saved[name] = SavedTensor(outputs[result_index], True)
+        if position >= 0:
+            x = inputs[position]
+            if type(x) is Tensor or isinstance(x, Tensor):
+                if x._inference:
+                    raise _errors.inference_tensor_saved()
+                saved[name] = _saved_input(x)
+            else:
+                saved[name] = x  # a number: kept bare (see Node._scalar_input)
+        else:
+            saved[name] = _saved_output(outputs[result_index])
     return saved
+
+
+_SAVE_PLANS = {}  # (op, needs) -> the slots to save, each once, in the formulas' order
+_saved_input = SavedTensor.of_input
+_saved_output = SavedTensor.of_output
+
+
+def _plan_for(op, needs):
+    plan = {}
+    for k, need in enumerate(needs):
+        if need:
+            for name, position, result_index in op.save_plan[0 if op.variadic else k]:
+                if name not in plan and (position >= 0 or result_index >= 0):
+                    plan[name] = (name, position, result_index)
+    return tuple(plan.values())
 
 
 # (pack_hook, unpack_hook) pairs of the active torch.autograd.graph.saved_tensors_hooks blocks.

@@ -10,6 +10,7 @@ import os
 from .. import _errors
 
 _SEQUENCE = itertools.count()
+_new = object.__new__
 _ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _GRADVIZ_DIR = os.path.dirname(_ENGINE_DIR)
 
@@ -19,6 +20,7 @@ def next_sequence_nr():
 
 
 _INSIDE = {}  # filename -> whether it is gradviz's own code (cached: checked for every op)
+_SITES = {}  # one shared (filename, line) per site: a loop's nodes all point at the same tuple
 
 
 def creation_site(depth=2):
@@ -31,7 +33,8 @@ def creation_site(depth=2):
         if own is None:
             own = inside[name] = name.startswith(_GRADVIZ_DIR)
         if not own:
-            return (name, frame.f_lineno)
+            site = (name, frame.f_lineno)
+            return _SITES.setdefault(site, site) if len(_SITES) < 65536 else site
         frame = frame.f_back
     return None
 
@@ -69,6 +72,36 @@ class SavedTensor:
             self.tensor = tensor
             self.data = tensor._data
             self.grad_fn = tensor._grad_fn
+
+    @classmethod
+    def of_input(cls, tensor):
+        """SavedTensor(tensor, False), made without __init__'s branches: recorded per op."""
+        slot = _new(cls)
+        slot.hooks = None
+        vbox = slot.vbox = tensor._vbox
+        slot.version = vbox[0]
+        slot.is_output = False
+        slot.requires_grad = tensor._requires_grad
+        slot.output_nr = tensor._output_nr
+        slot.tensor = tensor
+        slot.data = tensor._data
+        slot.grad_fn = tensor._grad_fn
+        return slot
+
+    @classmethod
+    def of_output(cls, tensor):
+        """SavedTensor(tensor, True), likewise."""
+        slot = _new(cls)
+        slot.hooks = None
+        vbox = slot.vbox = tensor._vbox
+        slot.version = vbox[0]
+        slot.is_output = True
+        slot.requires_grad = tensor._requires_grad
+        slot.output_nr = tensor._output_nr
+        slot.tensor = None
+        slot.data = tensor._data
+        slot.grad_fn = None
+        return slot
 
     @property
     def shape(self):
@@ -146,7 +179,7 @@ class RawSavedTensor:
         self._node, self._key = node, key
 
     def _slot(self):
-        return self._node._saved[self._key]
+        return self._node._slot(self._key)
 
     def register_hooks(self, pack_hook, unpack_hook):
         if not callable(pack_hook) or not callable(unpack_hook):
@@ -291,7 +324,7 @@ class Node:
         if attr.startswith("_raw_saved_"):
             saved = object.__getattribute__(self, "_saved")
             key = attr[len("_raw_saved_"):]
-            value = saved.get(key) if saved is not None else None
+            value = self._slot(key) if saved is not None and key in saved else None
             # Tensor slots (wrapped numbers too) have a raw form; freed ones too: their hooks then raise.
             if isinstance(value, (SavedTensor, FreedSlot)) or (isinstance(value, SavedScalar)
                                                                and value.value is not None):
@@ -300,7 +333,7 @@ class Node:
             saved = object.__getattribute__(self, "_saved")
             key = attr[len("_saved_"):]
             if saved is not None and key in saved:
-                value = saved[key]
+                value = self._slot(key)
                 if isinstance(value, SavedTensor):
                     return value.unpack(self)
                 if isinstance(value, SavedScalar):
@@ -329,17 +362,35 @@ class Node:
         return engine.call_node(self, grads)
 
     # -- engine side ---------------------------------------------------------------
+    def _scalar_input(self, key, value):
+        """Is this saved value a number given in place of a tensor input (mul(x, 2.0)'s other)?
+        Those are kept bare, and wrapped as a SavedScalar only when asked for as a slot."""
+        op = self._op
+        return op is not None and type(value) is not SavedTensor and type(value) is not FreedSlot and \
+            type(value) is not SavedScalar and key in op.input_index
+
+    def _slot(self, key):
+        saved = self._saved
+        value = saved[key]
+        if self._scalar_input(key, value):
+            value = saved[key] = SavedScalar(value)
+        return value
+
     def saved_items(self):
-        """[(name, SavedTensor | FreedSlot | plain value)] for inspection."""
-        return list((self._saved or {}).items())
+        """[(name, SavedTensor | SavedScalar | FreedSlot | plain value)] for inspection."""
+        saved = self._saved
+        return [(key, self._slot(key)) for key in saved] if saved else []
 
     def release_saved(self, freed_by=None):
         saved = self._saved
         if not saved:
             return
         for key, value in saved.items():
-            if isinstance(value, (SavedTensor, SavedScalar)):
+            cls = type(value)
+            if cls is SavedTensor or cls is SavedScalar:
                 saved[key] = value.freed()
+            elif self._scalar_input(key, value):
+                saved[key] = SavedScalar(value).freed()
         self._freed_by = freed_by
 
 
