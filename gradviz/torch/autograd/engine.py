@@ -148,8 +148,11 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate,
 def _execute_arrays(roots, root_grads, retain_graph, call):
     """_execute for the everyday backward (no create_graph, nothing captured): gradients flow
     as bare arrays, since none of them can carry a graph. Nodes that need tensors (hooks,
-    custom Functions, CopySlices) get them wrapped and go through the general path."""
-    deps, _ = _dependencies(roots)
+    custom Functions, CopySlices) get them wrapped and go through the general path.
+
+    A node's pending gradient is an array while only its output 0 has one (nearly every
+    node has one output), else a list with a slot per output."""
+    deps = _dependency_counts(roots)
     buffers = {}
     for (node, nr), grad in zip(roots, root_grads):
         if node is not None:
@@ -161,6 +164,7 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
         if deps.get(node, 0) == 0:
             push(ready, (-node._sequence_nr, next(tie), node))
     make = _tensor.Tensor._make
+    ndarray = np.ndarray
     release = not retain_graph
     following = None  # the one node made ready by the last node, when nothing else is queued
     while True:
@@ -170,22 +174,28 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
             node = pop(ready)[2]
         else:
             break
-        grads = buffers.pop(node, None)
+        pending = buffers.pop(node, None)
         outputs = None
-        if grads is not None:
+        if pending is not None:
             op = node._op
-            plain = (node._tensor_pre_hooks is None and node._retain_grad is None and node._pre_hooks is None
-                     and node._post_hooks is None)
-            if plain and op is not None:
+            hooked = node._hooked
+            if type(pending) is ndarray:
+                first = pending
+                pending = None
+            else:
+                first = pending[0]
+            if not hooked and op is not None and first is not None:
                 raw = op.raw
                 if raw is Ellipsis:
                     raw = op.raw = raw_formulas(op)
-                if raw is not None and grads[0] is not None:
-                    outputs = _raw_outputs(node, raw, grads[0])
-            elif plain and type(node) is AccumulateGrad and _accumulate_array(node.variable, grads[0]):
+                if raw is not None:
+                    outputs = _raw_outputs(node, raw, first)
+            elif not hooked and type(node) is AccumulateGrad and _accumulate_array(node.variable, first):
                 outputs = ()
             if outputs is None:
-                outputs = _run_wrapped(node, [None if g is None else make(g) for g in grads], retain_graph)
+                if pending is None:
+                    pending = [first] + [None] * (len(node._output_meta) - 1) if len(node._output_meta) > 1 else [first]
+                outputs = _run_wrapped(node, [None if g is None else make(g) for g in pending], retain_graph)
             if release:
                 if node._saved:
                     node.release_saved(call)
@@ -200,15 +210,11 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
             if nxt is None:
                 continue
             if grad is not None:
-                slots = buffers.get(nxt)
-                if slots is None:
-                    buffers[nxt] = slots = [None] * (len(nxt._output_meta) or 1)
-                prev = slots[nr]
-                if prev is None:
-                    slots[nr] = grad
+                prev = buffers.get(nxt)
+                if prev is None and nr == 0:
+                    buffers[nxt] = grad
                 else:
-                    total = prev + grad
-                    slots[nr] = total if type(total) is np.ndarray else np.asarray(total)
+                    _add_array(buffers, nxt, nr, prev, grad)
             remaining = deps[nxt] - 1
             deps[nxt] = remaining
             if remaining == 0:
@@ -221,6 +227,43 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
             else:
                 following = made_ready
     return []
+
+
+def _add_array(buffers, node, nr, prev, grad):
+    """Sum ``grad`` into ``node``'s pending gradient for output ``nr`` (see _execute_arrays)."""
+    if type(prev) is np.ndarray:
+        if nr == 0:
+            total = prev + grad
+            buffers[node] = total if type(total) is np.ndarray else np.asarray(total)
+            return
+        prev = buffers[node] = [prev] + [None] * (len(node._output_meta) - 1)
+    elif prev is None:
+        prev = buffers[node] = [None] * max(len(node._output_meta), 1)
+    old = prev[nr]
+    if old is None:
+        prev[nr] = grad
+    else:
+        total = old + grad
+        prev[nr] = total if type(total) is np.ndarray else np.asarray(total)
+
+
+def _dependency_counts(roots):
+    """Incoming-edge counts of every node reachable from the roots (_dependencies without the order)."""
+    deps = {}
+    starts = {n for n, _ in roots if n is not None}
+    stack = list(starts)
+    while stack:
+        for nxt in stack.pop()._fns:
+            if nxt is None:
+                continue
+            count = deps.get(nxt)
+            if count is None:
+                deps[nxt] = 1
+                if nxt not in starts:
+                    stack.append(nxt)
+            else:
+                deps[nxt] = count + 1
+    return deps
 
 
 def _run_wrapped(node, grads, retain_graph):
@@ -430,32 +473,39 @@ def _run_raw(node, formulas, grad):
 
 
 def _raw_outputs(node, formulas, grad):
-    """The gradients _run_raw gives, as arrays."""
-    values = {}
+    """The gradients _run_raw gives, as arrays; None when a saved slot has hooks to honour."""
     saved = node._saved
-    if saved:
-        for name, value in saved.items():
-            cls = type(value)
-            if cls is SavedTensor:
-                if value.hooks is not None:
-                    return None
-                value = value.unpack_array(node)
-            elif cls is SavedScalar:
-                value = value.value
-            elif cls is FreedSlot:
-                raise _errors.freed(node=node, freed_by=node._freed_by)
-            values[name] = value
     outputs = []
     needs = node._needs
     args = node._op.formula_args
+    metas = node._input_meta
     for k, formula in enumerate(formulas):
         if not needs[k]:
             outputs.append(None)
             continue
-        result = formula(grad, *[values[a] for a in args[k]])
+        names = args[k]
+        if not names:
+            result = formula(grad)
+        else:
+            values = []
+            for name in names:
+                value = saved[name]
+                cls = type(value)
+                if cls is SavedTensor:
+                    if value.hooks is not None:
+                        return None
+                    if value.vbox[0] != value.version or (value.grad_fn is not None and value.tensor._grad_fn is None):
+                        value.check(node)  # raises PyTorch's error
+                    value = value.data if value.is_output else value.tensor._data
+                elif cls is SavedScalar:
+                    value = value.value
+                elif cls is FreedSlot:
+                    raise _errors.freed(node=node, freed_by=node._freed_by)
+                values.append(value)
+            result = formula(grad, *values)
         if type(result) is not np.ndarray:
             result = np.asarray(result)
-        shape, dtype = node._input_meta[k]
+        shape, dtype = metas[k]
         if result.shape != shape:
             if not expandable(shape, result.shape):
                 raise _errors.wrong_grad_shape(node.name(), k, result.shape, shape)

@@ -51,6 +51,27 @@ class FreedSlot:
         return "<freed>"
 
 
+def _freed(shape, dtype, saved_version, is_tensor):
+    slot = _new(FreedSlot)
+    slot.shape, slot.dtype, slot.saved_version, slot.is_tensor = shape, dtype, saved_version, is_tensor
+    return slot
+
+
+_SCALAR_DTYPES = {}
+
+
+def _scalar_dtype(value):
+    """numpy's dtype for a saved Python number, by type (asking numpy each time is slow)."""
+    kind = type(value)
+    dtype = _SCALAR_DTYPES.get(kind)
+    if dtype is None or (kind is int and not -2**63 <= value < 2**63):
+        import numpy as np
+        dtype = np.asarray(value).dtype
+        if kind in (float, bool, complex) or (kind is int and dtype.kind == "i"):
+            _SCALAR_DTYPES[kind] = dtype
+    return dtype
+
+
 class SavedTensor:
     """One saved slot: the tensor (for inputs) or its data (for outputs), and the version
     of its storage when it was saved, checked when backward unpacks it."""
@@ -255,8 +276,7 @@ class SavedScalar:
         self.hooks = (pack_hook(self.as_tensor()), unpack_hook)
 
     def freed(self):
-        import numpy as np
-        return FreedSlot((), np.asarray(self.value).dtype, 0, is_tensor=False)
+        return _freed((), _scalar_dtype(self.value), 0, False)
 
 
 class Node:
@@ -267,6 +287,7 @@ class Node:
     # so a node costs one container the cyclic collector has to walk, not one per edge.
     __slots__ = ("_fns", "_nrs", "_sequence_nr", "_saved", "_needs", "_input_meta", "_output_meta", "_site",
                  "_op", "__weakref__", "__dict__")
+    _hooked = False  # set once any of the four hook tables below is made: the engine's quick test
     _tensor_pre_hooks = None
     _retain_grad = None
     _pre_hooks = None
@@ -308,12 +329,14 @@ class Node:
         """fn(grad_inputs, grad_outputs) runs after this node computed its gradients."""
         if self._post_hooks is None:
             self._post_hooks = {}
+            self._hooked = True
         return _add_hook(self._post_hooks, fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) runs before this node; it may return replacement gradients."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
+            self._hooked = True
         return _add_hook(self._pre_hooks, fn)
 
     def _sequence_number(self):
@@ -349,12 +372,14 @@ class Node:
     def _add_tensor_hook(self, output_nr, fn):
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
+            self._hooked = True
         return _add_hook(self._tensor_pre_hooks.setdefault(output_nr, {}), fn)
 
     def _retain_grad_for(self, tensor):
         import weakref
         if self._retain_grad is None:
             self._retain_grad = {}
+            self._hooked = True
         self._retain_grad[tensor._output_nr] = weakref.ref(tensor)
 
     def __call__(self, *grads):
@@ -385,12 +410,17 @@ class Node:
         saved = self._saved
         if not saved:
             return
+        op = self._op
+        scalar_inputs = op.input_index if op is not None else ()
         for key, value in saved.items():
             cls = type(value)
-            if cls is SavedTensor or cls is SavedScalar:
+            if cls is SavedTensor:
+                data = value.data
+                saved[key] = _freed(data.shape, data.dtype, value.version, True)
+            elif cls is SavedScalar:
                 saved[key] = value.freed()
-            elif self._scalar_input(key, value):
-                saved[key] = SavedScalar(value).freed()
+            elif key in scalar_inputs and cls is not FreedSlot:
+                saved[key] = _freed((), _scalar_dtype(value), 0, False)
         self._freed_by = freed_by
 
 
