@@ -580,6 +580,9 @@ def _alpha(alpha):
 
 
 def add(input, other, *, alpha=1, out=None):
+    kind = builtins.type(other)
+    if builtins.type(input) is _tensor.Tensor and (kind is _tensor.Tensor or kind is _float) and out is None:
+        return apply(_ops.add, (input, other), _alpha(alpha))  # the checks below pass these by
     if out is not None:
         return _out_variant("add", out, (input, other), lambda: add(input, other, alpha=alpha))
     if _is_number(input):
@@ -617,7 +620,13 @@ def rsub(input, other, *, alpha=1):
     return apply(_ops.rsub, (input, other), _alpha(alpha))
 
 
+_NO_OPTIONS = {}  # shared by the calls of ops without options (nothing writes to it)
+
+
 def mul(input, other, *, out=None):
+    kind = builtins.type(other)
+    if builtins.type(input) is _tensor.Tensor and (kind is _tensor.Tensor or kind is _float) and out is None:
+        return apply(_ops.mul, (input, other), _NO_OPTIONS)  # the checks below pass these by
     if out is not None:
         return _out_variant("mul", out, (input, other), lambda: mul(input, other))
     if _is_number(input):

@@ -40,7 +40,7 @@ class Size(tuple):
 class Tensor:
     # Hot fields are slots; rarely-set state lives in the instance dict, defaulting to
     # the class attributes below, so making a tensor costs five assignments.
-    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_vbox", "_output_nr", "__dict__", "__weakref__")
+    __slots__ = ("_data", "_grad_fn", "_requires_grad", "_vb", "_output_nr", "__dict__", "__weakref__")
     __module__ = "torch"
     _grad = None
     _base = None
@@ -66,9 +66,23 @@ class Tensor:
         t._data = data
         t._grad_fn = grad_fn
         t._requires_grad = grad_fn is not None
-        t._vbox = [0] if vbox is None else vbox
+        t._vb = vbox
         t._output_nr = 0
         return t
+
+    # The version counter ([n], shared by a tensor and its views) is made on first use:
+    # most tensors are never modified in place, and a list per tensor is one more object
+    # for the cyclic collector to walk. Until then the version is 0.
+    @property
+    def _vbox(self):
+        vbox = self._vb
+        if vbox is None:
+            vbox = self._vb = [0]
+        return vbox
+
+    @_vbox.setter
+    def _vbox(self, vbox):
+        self._vb = vbox
 
     # -- metadata ------------------------------------------------------------------
     @property
@@ -168,7 +182,8 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._vbox[0]
+        vbox = self._vb
+        return 0 if vbox is None else vbox[0]
 
     @property
     def is_inference(self):
@@ -339,21 +354,11 @@ class Tensor:
         return bool((self._data == (item._data if isinstance(item, Tensor) else item)).any())
 
     # -- operators (math is in _functions) -------------------------------------------
-    def __add__(self, other):
-        return F.add(self, other)
-
-    __radd__ = __add__
-
     def __sub__(self, other):
         return F.sub(self, other)
 
     def __rsub__(self, other):
         return F.rsub(self, other)
-
-    def __mul__(self, other):
-        return F.mul(self, other)
-
-    __rmul__ = __mul__
 
     def __truediv__(self, other):
         return F.div(self, other)
@@ -449,7 +454,7 @@ def wrap(array):
     t._data = array
     t._grad_fn = None
     t._requires_grad = False
-    t._vbox = [0]
+    t._vb = None
     t._output_nr = 0
     return t
 
@@ -460,6 +465,9 @@ Tensor.where = F.tensor_where
 for _name in F.TENSOR_METHODS:
     setattr(Tensor, _name, getattr(F, _name))
 del _name
+# Commutative operators too (math is in _functions): one call less on the hottest path.
+Tensor.__add__ = Tensor.__radd__ = F.add
+Tensor.__mul__ = Tensor.__rmul__ = F.mul
 
 # The recording hot path makes tensors directly; it needs the class, which imports it.
 _graph_module.Tensor = Tensor

@@ -494,7 +494,11 @@ def _raw_outputs(node, formulas, grad):
                 if cls is SavedTensor:
                     if value.hooks is not None:
                         return None
-                    if value.vbox[0] != value.version or (value.grad_fn is not None and value.tensor._grad_fn is None):
+                    vbox = value._vb
+                    if vbox is None:
+                        vbox = value.tensor._vb
+                    if (vbox is not None and vbox[0] != value.version) or (
+                            value.grad_fn is not None and value.tensor._grad_fn is None):
                         value.check(node)  # raises PyTorch's error
                     value = value.data if value.is_output else value.tensor._data
                 elif cls is SavedScalar:

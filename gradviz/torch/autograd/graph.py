@@ -86,7 +86,7 @@ def apply(op, inputs, params):
     result._data = out
     result._grad_fn = None
     result._requires_grad = False
-    result._vbox = [0]
+    result._vb = None
     result._output_nr = 0
     if STATE.enabled:
         for i in (range(len(inputs)) if op.variadic else op.positions):

@@ -75,12 +75,14 @@ def _scalar_dtype(value):
 class SavedTensor:
     """One saved slot: the tensor (for inputs) or its data (for outputs), and the version
     of its storage when it was saved, checked when backward unpacks it."""
-    __slots__ = ("tensor", "data", "vbox", "version", "output_nr", "grad_fn", "requires_grad", "is_output", "hooks")
+    # An input's version counter is read through the tensor it keeps (made lazily, see
+    # Tensor._vbox); an output is not kept, so its counter is held here (``_vb``).
+    __slots__ = ("tensor", "data", "_vb", "version", "output_nr", "grad_fn", "requires_grad", "is_output", "hooks")
 
     def __init__(self, tensor, is_output, owner=None):
         self.hooks = None  # (packed value, unpack_hook) once _raw_saved_*.register_hooks ran
-        self.vbox = tensor._vbox
-        self.version = tensor._vbox[0]
+        self._vb = tensor._vbox if is_output else None
+        self.version = tensor._version
         self.is_output = is_output
         self.requires_grad = tensor._requires_grad
         self.output_nr = tensor._output_nr
@@ -99,8 +101,9 @@ class SavedTensor:
         """SavedTensor(tensor, False), made without __init__'s branches: recorded per op."""
         slot = _new(cls)
         slot.hooks = None
-        vbox = slot.vbox = tensor._vbox
-        slot.version = vbox[0]
+        slot._vb = None
+        vbox = tensor._vb
+        slot.version = 0 if vbox is None else vbox[0]
         slot.is_output = False
         slot.requires_grad = tensor._requires_grad
         slot.output_nr = tensor._output_nr
@@ -114,7 +117,7 @@ class SavedTensor:
         """SavedTensor(tensor, True), likewise."""
         slot = _new(cls)
         slot.hooks = None
-        vbox = slot.vbox = tensor._vbox
+        vbox = slot._vb = tensor._vbox
         slot.version = vbox[0]
         slot.is_output = True
         slot.requires_grad = tensor._requires_grad
@@ -123,6 +126,15 @@ class SavedTensor:
         slot.data = tensor._data
         slot.grad_fn = None
         return slot
+
+    @property
+    def vbox(self):
+        vbox = self._vb
+        return vbox if vbox is not None else self.tensor._vbox
+
+    def current_version(self):
+        vbox = self._vb
+        return vbox[0] if vbox is not None else self.tensor._version
 
     @property
     def shape(self):
@@ -149,7 +161,7 @@ class SavedTensor:
         if not self.is_output and self.grad_fn is not None and self.tensor._grad_fn is None:
             # A saved non-leaf input lost its history through detach_() (PyTorch refuses).
             raise _errors.saved_detached_inplace()
-        if self.vbox[0] != self.version:
+        if self.current_version() != self.version:
             # PyTorch names the tensor's current history for inputs, the owner for outputs.
             # (.grad_fn, not ._grad_fn: a view whose base changed reports its regenerated AsStrided node)
             grad_fn = owner if self.is_output else self.tensor.grad_fn
@@ -158,7 +170,7 @@ class SavedTensor:
                 output_of = (_forward_name(grad_fn.name()), self.output_nr)
             from .. import _dtypes
             raise _errors.version_mismatch(
-                _dtypes.FROM_NUMPY[self.data.dtype], self.data.shape, output_of, self.version, self.vbox[0],
+                _dtypes.FROM_NUMPY[self.data.dtype], self.data.shape, output_of, self.version, self.current_version(),
                 anomaly=_anomaly_enabled(), node=owner)
 
     def freed(self):
