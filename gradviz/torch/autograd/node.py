@@ -442,10 +442,12 @@ class AccumulateGrad(Node):
     __module__ = "builtins"  # PyTorch's node types print without a module
 
     def __init__(self, variable):
-        super().__init__()
-        self.variable = variable
-        # PyTorch runs accumulation as soon as it is ready.
+        # Made for every leaf of every graph, so the slots are set here directly. Like
+        # PyTorch's, it takes no sequence number: it runs as soon as it is ready.
         self._sequence_nr = sys.maxsize
+        self._fns = self._nrs = self._needs = self._input_meta = self._output_meta = ()
+        self._saved = self._site = self._op = None
+        self.variable = variable
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
