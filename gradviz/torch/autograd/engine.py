@@ -17,7 +17,8 @@ from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from .graph import LISTENERS, emit
 from .raw import raw_formulas
-from .node import AccumulateGrad, FreedSlot, SavedScalar, SavedTensor, creation_site
+from .node import (SIG_INPUT_META, SIG_NEEDS, SIG_OP, SIG_NRS, SIG_OUTPUT_META, AccumulateGrad, FreedSlot, SavedScalar,
+                   SavedTensor, creation_site)
 
 
 class _Anomaly:
@@ -176,8 +177,9 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
             break
         pending = buffers.pop(node, None)
         outputs = None
+        sig = node._sig
         if pending is not None:
-            op = node._op
+            op = sig[0]
             hooked = node._hooked
             if type(pending) is ndarray:
                 first = pending
@@ -194,7 +196,7 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
                 outputs = ()
             if outputs is None:
                 if pending is None:
-                    pending = [first] + [None] * (len(node._output_meta) - 1) if len(node._output_meta) > 1 else [first]
+                    pending = [first] + [None] * (len(sig[SIG_OUTPUT_META]) - 1) if len(sig[SIG_OUTPUT_META]) > 1 else [first]
                 outputs = _run_wrapped(node, [None if g is None else make(g) for g in pending], retain_graph)
             if release:
                 if node._saved:
@@ -206,7 +208,7 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
         if not fns:
             continue
         made_ready = None
-        for nxt, nr, grad in zip(fns, node._nrs, outputs or _NONES(node)):
+        for nxt, nr, grad in zip(fns, sig[SIG_NRS], outputs or _NONES(node)):
             if nxt is None:
                 continue
             if grad is not None:
@@ -476,9 +478,10 @@ def _raw_outputs(node, formulas, grad):
     """The gradients _run_raw gives, as arrays; None when a saved slot has hooks to honour."""
     saved = node._saved
     outputs = []
-    needs = node._needs
-    args = node._op.formula_args
-    metas = node._input_meta
+    sig = node._sig
+    needs = sig[SIG_NEEDS]
+    args = sig[SIG_OP].formula_args
+    metas = sig[SIG_INPUT_META]
     for k, formula in enumerate(formulas):
         if not needs[k]:
             outputs.append(None)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtypes, _errors, _kernels
 from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
-from .node import _SEQUENCE, AccumulateGrad, SavedTensor, creation_site
+from .node import _SEQUENCE, _SIGS, AccumulateGrad, SavedTensor, creation_site, shared_sig
 
 # The Tensor class, bound by _tensor.py once it exists (the two modules import each other).
 Tensor = None
@@ -39,7 +39,8 @@ def accumulator_of(leaf):
     acc = ref() if ref is not None else None
     if acc is None:
         acc = AccumulateGrad(leaf)
-        acc._site = leaf._site
+        if leaf._site is not None:
+            acc._site = leaf._site
         leaf._accumulator = weakref.ref(acc)
     return acc
 
@@ -170,7 +171,6 @@ def record(op, inputs, params, outputs, node=None):
     if node is None:
         node = _new(op.node_class)
         node._sequence_nr = next(_SEQUENCE)
-        node._op = op
     positions = range(len(inputs)) if op.variadic else op.positions
     fns = []
     meta = []
@@ -204,9 +204,9 @@ def record(op, inputs, params, outputs, node=None):
     count = len(fns)
     node._fns = fns = tuple(fns)
     if nrs is None:
-        node._nrs = _ZEROS[count] if count < 1025 else (0,) * count
+        nrs = _ZEROS[count] if count < 1025 else (0,) * count
     else:
-        node._nrs = _shared(_SHARED_NRS, tuple(nrs))
+        nrs = tuple(nrs)
     if edgeless_need:
         needs = tuple([fn is not None or (isinstance(inputs[i], Tensor) and inputs[i]._requires_grad)
                        for fn, i in zip(fns, positions)])
@@ -216,20 +216,16 @@ def record(op, inputs, params, outputs, node=None):
         needs = _NEEDS_2[fns[0] is not None][fns[1] is not None]
     else:
         needs = tuple([fn is not None for fn in fns])
-    node._needs = needs
-    meta = tuple(meta)
-    node._input_meta = _SHARED_META.setdefault(meta, meta)
     if len(outputs) == 1:
         out = outputs[0]
         data = out._data
-        meta = ((data.shape, data.dtype),)
-        node._output_meta = _SHARED_META.setdefault(meta, meta)
+        out_meta = ((data.shape, data.dtype),)
         if data.dtype.kind in "fc":
             out._grad_fn = node
             out._output_nr = 0
             out._requires_grad = True
     else:
-        node._output_meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
+        out_meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
         nr = 0
         for o in outputs:
             if o._data.dtype.kind in "fc":
@@ -237,31 +233,22 @@ def record(op, inputs, params, outputs, node=None):
                 o._output_nr = nr
                 o._requires_grad = True
             nr += 1
-    if len(_SHARED_META) > 4096:
-        _SHARED_META.clear()  # nodes keep their copies; only the sharing restarts
+    sig = (op, needs, nrs, tuple(meta), out_meta, creation_site(3))
+    node._sig = _SIGS.get(sig) or shared_sig(sig)
     # A node that saves no tensor keeps the options as given (often one dict shared by many nodes).
     node._saved = _save(op, inputs, params, outputs, needs) if op.save_plan_used else (params or None)
     if _SAVED_HOOKS:
         _pack_saved(node)
-    node._site = creation_site(3)
     if LISTENERS:
         for listener in LISTENERS:
             listener.on_node(node, inputs, outputs)
     return node
 
 
-# The small tuples of flags, output numbers and shapes recur on almost every node: nodes
-# share one copy of each. Besides memory, this spares the cyclic collector, which touches
-# everything a node refers to; shared objects stay in cache.
+# The flag and output-number tuples most nodes have, made once.
 _ZEROS = tuple((0,) * n for n in range(1025))
 _NEEDS_1 = ((False,), (True,))
 _NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
-_SHARED_NRS = {}
-_SHARED_META = {}
-
-
-def _shared(cache, values):
-    return cache.setdefault(values, values) if len(cache) < 4096 else values
 
 
 def _save(op, inputs, params, outputs, needs):

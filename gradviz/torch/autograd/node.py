@@ -20,7 +20,6 @@ def next_sequence_nr():
 
 
 _INSIDE = {}  # filename -> whether it is gradviz's own code (cached: checked for every op)
-_SITES = {}  # one shared (filename, line) per site: a loop's nodes all point at the same tuple
 
 
 def creation_site(depth=2):
@@ -33,8 +32,7 @@ def creation_site(depth=2):
         if own is None:
             own = inside[name] = name.startswith(_GRADVIZ_DIR)
         if not own:
-            site = (name, frame.f_lineno)
-            return _SITES.setdefault(site, site) if len(_SITES) < 65536 else site
+            return (name, frame.f_lineno)
         frame = frame.f_back
     return None
 
@@ -291,14 +289,41 @@ class SavedScalar:
         return _freed((), _scalar_dtype(self.value), 0, False)
 
 
+# What a node shares with the other nodes of the same op, call site and shapes, kept in one
+# interned tuple (``Node._sig``): the op-table entry, which inputs need a gradient, the
+# output number each edge points at, the inputs' and outputs' (shape, dtype), and the
+# creation site. A node is then five words, and the cyclic collector, which walks every
+# live node again and again while a long graph is recorded, touches half the memory.
+SIG_OP, SIG_NEEDS, SIG_NRS, SIG_INPUT_META, SIG_OUTPUT_META, SIG_SITE = range(6)
+EMPTY_SIG = (None, (), (), (), (), None)
+_SIGS = {}
+
+
+def shared_sig(sig):
+    """The one interned copy of ``sig`` (the cache restarts when it grows large)."""
+    if len(_SIGS) > 8192:
+        _SIGS.clear()
+    return _SIGS.setdefault(sig, sig)
+
+
+def _sig_field(index, doc):
+    def get(self):
+        return self._sig[index]
+
+    def set(self, value):
+        sig = list(self._sig)
+        sig[index] = value
+        self._sig = shared_sig(tuple(sig))
+    return property(get, set, doc=doc)
+
+
 class Node:
     """Base of every grad_fn. Subclasses are made per op (MulBackward0, ...) by the op table."""
     # Every node sets the slots; rarely-used state lives in the instance dict, defaulting to
     # the class attributes below, so recording a node stays cheap.
-    # Edges are kept flat (``_fns``: the next node per input, ``_nrs``: which of its outputs)
-    # so a node costs one container the cyclic collector has to walk, not one per edge.
-    __slots__ = ("_fns", "_nrs", "_sequence_nr", "_saved", "_needs", "_input_meta", "_output_meta", "_site",
-                 "_op", "__weakref__", "__dict__")
+    # Edges are kept flat (``_fns``: the next node per input; the output numbers are in
+    # ``_sig``) so a node costs one container the cyclic collector has to walk, not one per edge.
+    __slots__ = ("_fns", "_sig", "_sequence_nr", "_saved", "__weakref__", "__dict__")
     _hooked = False  # set once any of the four hook tables below is made: the engine's quick test
     _tensor_pre_hooks = None
     _retain_grad = None
@@ -307,16 +332,18 @@ class Node:
     _metadata = None
     _freed_by = None
 
+    _op = _sig_field(SIG_OP, "the op-table entry (None for hand-written nodes)")
+    _needs = _sig_field(SIG_NEEDS, "per input: does it need a gradient")
+    _nrs = _sig_field(SIG_NRS, "per input: which output of the next node its edge points at")
+    _input_meta = _sig_field(SIG_INPUT_META, "per input: (shape, dtype), or None for a number")
+    _output_meta = _sig_field(SIG_OUTPUT_META, "per output: (shape, dtype)")
+    _site = _sig_field(SIG_SITE, "(filename, line) that created the node")
+
     def __init__(self):
         self._sequence_nr = next(_SEQUENCE)
         self._fns = ()
-        self._nrs = ()
+        self._sig = EMPTY_SIG
         self._saved = None
-        self._needs = ()
-        self._input_meta = ()
-        self._output_meta = ()
-        self._site = None
-        self._op = None
 
     # -- PyTorch's public node API -------------------------------------------------
     @property
@@ -445,8 +472,9 @@ class AccumulateGrad(Node):
         # Made for every leaf of every graph, so the slots are set here directly. Like
         # PyTorch's, it takes no sequence number: it runs as soon as it is ready.
         self._sequence_nr = sys.maxsize
-        self._fns = self._nrs = self._needs = self._input_meta = self._output_meta = ()
-        self._saved = self._site = self._op = None
+        self._fns = ()
+        self._sig = EMPTY_SIG
+        self._saved = None
         self.variable = variable
 
     def name(self):
