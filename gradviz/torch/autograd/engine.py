@@ -199,9 +199,10 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
                     pending = [first] + [None] * (len(sig[SIG_OUTPUT_META]) - 1) if len(sig[SIG_OUTPUT_META]) > 1 else [first]
                 outputs = _run_wrapped(node, [None if g is None else make(g) for g in pending], retain_graph)
             if release:
-                if node._saved:
-                    node.release_saved(call)
-                elif op is None and type(node) is not AccumulateGrad:
+                if op is not None:
+                    if op.save_plan_used:  # else only options were kept: nothing to free
+                        node.release_saved(call)
+                elif type(node) is not AccumulateGrad:
                     node.release_saved(call)
         # Children are released even when this node got no gradient, so nothing downstream waits forever.
         fns = node._fns

@@ -167,11 +167,58 @@ def _promote(out, arrays):
 
 def record(op, inputs, params, outputs, node=None):
     """Attach a new node for ``op`` to ``outputs``: edges to the inputs, saved slots, site."""
-    Tensor = _tensor.Tensor
     if node is None:
         node = _new(op.node_class)
         node._sequence_nr = next(_SEQUENCE)
+        node._freed_by = None
     positions = range(len(inputs)) if op.variadic else op.positions
+    x = inputs[positions[0]] if len(positions) == 1 else None
+    if type(x) is Tensor and x._base is None and x._requires_grad:
+        # The commonest case (one tensor input, not a view) without the general loop.
+        fn = x._grad_fn
+        if fn is None:
+            fn = accumulator_of(x)
+            nrs = _ZEROS[1]
+        else:
+            nrs = (x._output_nr,) if x._output_nr else _ZEROS[1]
+        node._fns = (fn,)
+        needs = _NEEDS_1[True]
+        data = x._data
+        input_meta = ((data.shape, data.dtype),)
+    else:
+        fns, nrs, needs, input_meta = _edges(inputs, positions)
+        node._fns = fns
+    if len(outputs) == 1:
+        out = outputs[0]
+        data = out._data
+        output_meta = ((data.shape, data.dtype),)
+        if data.dtype.kind in "fc":
+            out._grad_fn = node
+            out._output_nr = 0
+            out._requires_grad = True
+    else:
+        output_meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
+        nr = 0
+        for o in outputs:
+            if o._data.dtype.kind in "fc":
+                o._grad_fn = node
+                o._output_nr = nr
+                o._requires_grad = True
+            nr += 1
+    sig = (op, needs, nrs, input_meta, output_meta, creation_site(3))
+    node._sig = _SIGS.get(sig) or shared_sig(sig)
+    # A node that saves no tensor keeps the options as given (often one dict shared by many nodes).
+    node._saved = _save(op, inputs, params, outputs, needs) if op.save_plan_used else (params or None)
+    if _SAVED_HOOKS:
+        _pack_saved(node)
+    if LISTENERS:
+        for listener in LISTENERS:
+            listener.on_node(node, inputs, outputs)
+    return node
+
+
+def _edges(inputs, positions):
+    """(next nodes, their output numbers, needs-gradient flags, (shape, dtype)s) of the inputs."""
     fns = []
     meta = []
     nrs = None  # stays None while every edge points at output 0
@@ -202,9 +249,9 @@ def record(op, inputs, params, outputs, node=None):
             fns.append(None)
             meta.append(None)
     count = len(fns)
-    node._fns = fns = tuple(fns)
+    fns = tuple(fns)
     if nrs is None:
-        nrs = _ZEROS[count] if count < 1025 else (0,) * count
+        nrs = _ZEROS[count] if count < len(_ZEROS) else (0,) * count
     else:
         nrs = tuple(nrs)
     if edgeless_need:
@@ -216,33 +263,7 @@ def record(op, inputs, params, outputs, node=None):
         needs = _NEEDS_2[fns[0] is not None][fns[1] is not None]
     else:
         needs = tuple([fn is not None for fn in fns])
-    if len(outputs) == 1:
-        out = outputs[0]
-        data = out._data
-        out_meta = ((data.shape, data.dtype),)
-        if data.dtype.kind in "fc":
-            out._grad_fn = node
-            out._output_nr = 0
-            out._requires_grad = True
-    else:
-        out_meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
-        nr = 0
-        for o in outputs:
-            if o._data.dtype.kind in "fc":
-                o._grad_fn = node
-                o._output_nr = nr
-                o._requires_grad = True
-            nr += 1
-    sig = (op, needs, nrs, tuple(meta), out_meta, creation_site(3))
-    node._sig = _SIGS.get(sig) or shared_sig(sig)
-    # A node that saves no tensor keeps the options as given (often one dict shared by many nodes).
-    node._saved = _save(op, inputs, params, outputs, needs) if op.save_plan_used else (params or None)
-    if _SAVED_HOOKS:
-        _pack_saved(node)
-    if LISTENERS:
-        for listener in LISTENERS:
-            listener.on_node(node, inputs, outputs)
-    return node
+    return fns, nrs, needs, tuple(meta)
 
 
 # The flag and output-number tuples most nodes have, made once.

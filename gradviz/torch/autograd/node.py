@@ -323,14 +323,13 @@ class Node:
     # the class attributes below, so recording a node stays cheap.
     # Edges are kept flat (``_fns``: the next node per input; the output numbers are in
     # ``_sig``) so a node costs one container the cyclic collector has to walk, not one per edge.
-    __slots__ = ("_fns", "_sig", "_sequence_nr", "_saved", "__weakref__", "__dict__")
+    __slots__ = ("_fns", "_sig", "_sequence_nr", "_saved", "_freed_by", "__weakref__", "__dict__")
     _hooked = False  # set once any of the four hook tables below is made: the engine's quick test
     _tensor_pre_hooks = None
     _retain_grad = None
     _pre_hooks = None
     _post_hooks = None
     _metadata = None
-    _freed_by = None
 
     _op = _sig_field(SIG_OP, "the op-table entry (None for hand-written nodes)")
     _needs = _sig_field(SIG_NEEDS, "per input: does it need a gradient")
@@ -344,6 +343,7 @@ class Node:
         self._fns = ()
         self._sig = EMPTY_SIG
         self._saved = None
+        self._freed_by = None  # the backward call that released the saved tensors
 
     # -- PyTorch's public node API -------------------------------------------------
     @property
@@ -475,6 +475,7 @@ class AccumulateGrad(Node):
         self._fns = ()
         self._sig = EMPTY_SIG
         self._saved = None
+        self._freed_by = None
         self.variable = variable
 
     def name(self):
