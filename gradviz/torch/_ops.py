@@ -37,7 +37,7 @@ def node_class(name):
 
 class Op:
     __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
-                 "saved_names", "view", "promotes", "multi_output", "variadic", "save_plan", "save_plan_used", "positions", "raw", "special")
+                 "saved_names", "view", "promotes", "multi_output", "variadic", "save_plan", "save_plan_used", "plans", "positions", "raw", "special")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, multi_output=False, **formulas):
         code = forward.__code__
@@ -63,6 +63,7 @@ class Op:
                   for name in args if name not in options)
             for args in self.formula_args)
         self.save_plan_used = any(self.save_plan)
+        self.plans = {}  # needs flags -> the slots to save (autograd/graph.py fills it)
         self.positions = self.diff_positions
         self.special = view or multi_output  # results need more than a plain new tensor
         self.raw = Ellipsis  # array versions of the formulas, worked out on first use (autograd/raw.py)

@@ -172,19 +172,36 @@ def record(op, inputs, params, outputs, node=None):
         node._sequence_nr = next(_SEQUENCE)
         node._freed_by = None
     positions = range(len(inputs)) if op.variadic else op.positions
-    x = inputs[positions[0]] if len(positions) == 1 else None
-    if type(x) is Tensor and x._base is None and x._requires_grad:
-        # The commonest case (one tensor input, not a view) without the general loop.
-        fn = x._grad_fn
-        if fn is None:
-            fn = accumulator_of(x)
-            nrs = _ZEROS[1]
-        else:
-            nrs = (x._output_nr,) if x._output_nr else _ZEROS[1]
+    count = len(positions)
+    x = inputs[positions[0]] if count else None
+    if count == 1 and type(x) is Tensor and x._base is None and x._requires_grad:
+        # The commonest cases (one or two inputs, plain tensors or numbers) without the general loop.
+        fn = _edge_node(x)
+        nrs = (x._output_nr,) if x._output_nr else _ZEROS[1]
         node._fns = (fn,)
         needs = _NEEDS_1[True]
         data = x._data
         input_meta = ((data.shape, data.dtype),)
+    elif count == 2 and _plain(x) and _plain(inputs[positions[1]]):
+        y = inputs[positions[1]]
+        first = _edge_node(x)
+        second = _edge_node(y)
+        node._fns = (first, second)
+        needs = _NEEDS_2[first is not None][second is not None]
+        if type(x) is Tensor:
+            data = x._data
+            nr_x = x._output_nr
+            meta_x = (data.shape, data.dtype)
+        else:
+            nr_x, meta_x = 0, None
+        if type(y) is Tensor:
+            data = y._data
+            nr_y = y._output_nr
+            meta_y = (data.shape, data.dtype)
+        else:
+            nr_y, meta_y = 0, None
+        nrs = (nr_x, nr_y) if nr_x or nr_y else _ZEROS[2]
+        input_meta = (meta_x, meta_y)
     else:
         fns, nrs, needs, input_meta = _edges(inputs, positions)
         node._fns = fns
@@ -215,6 +232,22 @@ def record(op, inputs, params, outputs, node=None):
         for listener in LISTENERS:
             listener.on_node(node, inputs, outputs)
     return node
+
+
+def _plain(x):
+    """A non-view tensor of the Tensor class itself, or a Python number."""
+    kind = type(x)
+    return (kind is Tensor and x._base is None) or kind is float or kind is int or kind is bool
+
+
+def _edge_node(x):
+    """The node an edge to ``x`` (a _plain() input) points at, or None."""
+    if type(x) is not Tensor:
+        return None
+    fn = x._grad_fn
+    if fn is None and x._requires_grad:
+        return accumulator_of(x)
+    return fn
 
 
 def _edges(inputs, positions):
@@ -275,9 +308,9 @@ _NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
 def _save(op, inputs, params, outputs, needs):
     """Save what the formulas of the inputs that need a gradient will read (params always)."""
     saved = dict(params) if params else {}
-    plan = _SAVE_PLANS.get((op, needs))
+    plan = op.plans.get(needs)
     if plan is None:
-        plan = _SAVE_PLANS[(op, needs)] = _plan_for(op, needs)
+        plan = op.plans[needs] = _plan_for(op, needs)
     for name, position, result_index in plan:
         if name in saved:  # an option of the same name wins, as it always has
             continue
@@ -294,12 +327,12 @@ def _save(op, inputs, params, outputs, needs):
     return saved
 
 
-_SAVE_PLANS = {}  # (op, needs) -> the slots to save, each once, in the formulas' order
 _saved_input = SavedTensor.of_input
 _saved_output = SavedTensor.of_output
 
 
 def _plan_for(op, needs):
+    """The slots to save, each once, in the formulas' order."""
     plan = {}
     for k, need in enumerate(needs):
         if need:
