@@ -206,6 +206,27 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
                     node.release_saved(call)
         # Children are released even when this node got no gradient, so nothing downstream waits forever.
         fns = node._fns
+        if len(fns) == 1:
+            # One edge (a chain's every node): the loop below, unrolled.
+            nxt = fns[0]
+            if nxt is None:
+                continue
+            grad = outputs[0] if outputs else None
+            if grad is not None:
+                nr = sig[SIG_NRS][0]
+                prev = buffers.get(nxt)
+                if prev is None and nr == 0:
+                    buffers[nxt] = grad
+                else:
+                    _add_array(buffers, nxt, nr, prev, grad)
+            remaining = deps[nxt] - 1
+            deps[nxt] = remaining
+            if remaining == 0:
+                if ready:
+                    push(ready, (-nxt._sequence_nr, next(tie), nxt))
+                else:
+                    following = nxt
+            continue
         if not fns:
             continue
         made_ready = None
@@ -252,9 +273,8 @@ def _add_array(buffers, node, nr, prev, grad):
 
 def _dependency_counts(roots):
     """Incoming-edge counts of every node reachable from the roots (_dependencies without the order)."""
-    deps = {}
-    starts = {n for n, _ in roots if n is not None}
-    stack = list(starts)
+    deps = dict.fromkeys([n for n, _ in roots if n is not None], 0)  # roots: walked once, from here
+    stack = list(deps)
     while stack:
         for nxt in stack.pop()._fns:
             if nxt is None:
@@ -262,8 +282,7 @@ def _dependency_counts(roots):
             count = deps.get(nxt)
             if count is None:
                 deps[nxt] = 1
-                if nxt not in starts:
-                    stack.append(nxt)
+                stack.append(nxt)
             else:
                 deps[nxt] = count + 1
     return deps
@@ -483,7 +502,8 @@ def _raw_outputs(node, formulas, grad):
     needs = sig[SIG_NEEDS]
     args = sig[SIG_OP].formula_args
     metas = sig[SIG_INPUT_META]
-    for k, formula in enumerate(formulas):
+    for k in range(len(formulas)):
+        formula = formulas[k]
         if not needs[k]:
             outputs.append(None)
             continue

@@ -449,7 +449,7 @@ class Node:
         saved = self._saved
         if not saved:
             return
-        op = self._op
+        op = self._sig[SIG_OP]
         scalar_inputs = op.input_index if op is not None else ()
         for key, value in saved.items():
             cls = type(value)
