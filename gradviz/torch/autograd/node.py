@@ -50,9 +50,19 @@ class FreedSlot:
 
 
 def _freed(shape, dtype, saved_version, is_tensor):
-    slot = _new(FreedSlot)
-    slot.shape, slot.dtype, slot.saved_version, slot.is_tensor = shape, dtype, saved_version, is_tensor
+    """The FreedSlot for these facts. FreedSlots never change, so equal ones are one object:
+    a backward pass frees a slot per saved tensor, mostly of a few shapes."""
+    key = (shape, dtype, saved_version, is_tensor)
+    slot = _FREED.get(key)
+    if slot is None:
+        if len(_FREED) > 4096:
+            _FREED.clear()
+        slot = _FREED[key] = _new(FreedSlot)
+        slot.shape, slot.dtype, slot.saved_version, slot.is_tensor = key
     return slot
+
+
+_FREED = {}
 
 
 _SCALAR_DTYPES = {}
@@ -172,7 +182,7 @@ class SavedTensor:
                 anomaly=_anomaly_enabled(), node=owner)
 
     def freed(self):
-        return FreedSlot(self.data.shape, self.data.dtype, self.version)
+        return _freed(self.data.shape, self.data.dtype, self.version, True)
 
     def register_hooks(self, pack_hook, unpack_hook, owner):
         if self.hooks is not None:
