@@ -168,14 +168,19 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
     ndarray = np.ndarray
     release = not retain_graph
     following = None  # the one node made ready by the last node, when nothing else is queued
+    handed = None  # ...and its gradient, when it waited for nothing else (kept out of buffers)
     while True:
         if following is not None:
             node, following = following, None
+            if handed is not None:
+                pending, handed = handed, None
+            else:
+                pending = buffers.pop(node, None)
         elif ready:
             node = pop(ready)[2]
+            pending = buffers.pop(node, None)
         else:
             break
-        pending = buffers.pop(node, None)
         outputs = None
         sig = node._sig
         if pending is not None:
@@ -212,6 +217,10 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
             if nxt is None:
                 continue
             grad = outputs[0] if outputs else None
+            remaining = deps[nxt] - 1
+            if remaining == 0 and grad is not None and not ready and not sig[SIG_NRS][0] and nxt not in buffers:
+                following, handed = nxt, grad  # this edge is all nxt waits for: run it next, on grad
+                continue
             if grad is not None:
                 nr = sig[SIG_NRS][0]
                 prev = buffers.get(nxt)
@@ -219,7 +228,6 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
                     buffers[nxt] = grad
                 else:
                     _add_array(buffers, nxt, nr, prev, grad)
-            remaining = deps[nxt] - 1
             deps[nxt] = remaining
             if remaining == 0:
                 if ready:
