@@ -743,7 +743,7 @@ def rpow(input, base):
 def _unary(op, name):
     """A torch function that applies one elementwise op to one tensor."""
     def fn(input):
-        return apply(op, (input,), {})
+        return apply(op, (input,), _NO_OPTIONS)
     fn.__name__ = fn.__qualname__ = name
     return fn
 
