@@ -94,16 +94,8 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate,
                         deps[nxt] = deps.get(nxt, 0) + 1
     captured = [None] * (len(capture) if capture is not None else 0)
 
-    buffers = {}
-    for (node, nr), grad in zip(roots, root_grads):
-        if node is not None:
-            _add_to_buffer(buffers, node, nr, grad)
-    ready = []
+    buffers, ready, tie = _start(roots, root_grads, deps)
     push, pop = heapq.heappush, heapq.heappop
-    tie = itertools.count()
-    for node in dict.fromkeys(n for n, _ in roots if n is not None):
-        if deps.get(node, 0) == 0:
-            push(ready, (-node._sequence_nr, next(tie), node))
 
     while ready:
         node = pop(ready)[2]
@@ -154,16 +146,8 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
     A node's pending gradient is an array while only its output 0 has one (nearly every
     node has one output), else a list with a slot per output."""
     deps = _dependency_counts(roots)
-    buffers = {}
-    for (node, nr), grad in zip(roots, root_grads):
-        if node is not None:
-            _add_to_buffer(buffers, node, nr, grad._data)
-    ready = []
+    buffers, ready, tie = _start(roots, root_grads, deps, as_arrays=True)
     push, pop = heapq.heappush, heapq.heappop
-    tie = itertools.count()
-    for node in dict.fromkeys(n for n, _ in roots if n is not None):
-        if deps.get(node, 0) == 0:
-            push(ready, (-node._sequence_nr, next(tie), node))
     make = _tensor.Tensor._make
     ndarray = np.ndarray
     release = not retain_graph
@@ -322,6 +306,21 @@ def _accumulate_array(variable, grad):
         current._data += grad
         current._vbox[0] += 1
     return True
+
+
+def _start(roots, root_grads, deps, as_arrays=False):
+    """The roots' gradients put in their nodes' buffers, and the ready queue of PyTorch's
+    order (newest node first; ``tie`` keeps equal ones first-in first-out)."""
+    buffers = {}
+    for (node, nr), grad in zip(roots, root_grads):
+        if node is not None:
+            _add_to_buffer(buffers, node, nr, grad._data if as_arrays else grad)
+    ready = []
+    tie = itertools.count()
+    for node in dict.fromkeys(n for n, _ in roots if n is not None):
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
+    return buffers, ready, tie
 
 
 def _NONES(node):

@@ -176,30 +176,16 @@ def record(op, inputs, params, outputs, node=None):
     x = inputs[positions[0]] if count else None
     if count == 1 and type(x) is Tensor and x._base is None and x._requires_grad:
         # The commonest cases (one or two inputs, plain tensors or numbers) without the general loop.
-        fn = _edge_node(x)
-        nrs = (x._output_nr,) if x._output_nr else _ZEROS[1]
+        fn, nr, meta = _plain_edge(x)
         node._fns = (fn,)
+        nrs = (nr,) if nr else _ZEROS[1]
         needs = _NEEDS_1[True]
-        data = x._data
-        input_meta = ((data.shape, data.dtype),)
+        input_meta = (meta,)
     elif count == 2 and _plain(x) and _plain(inputs[positions[1]]):
-        y = inputs[positions[1]]
-        first = _edge_node(x)
-        second = _edge_node(y)
+        first, nr_x, meta_x = _plain_edge(x)
+        second, nr_y, meta_y = _plain_edge(inputs[positions[1]])
         node._fns = (first, second)
         needs = _NEEDS_2[first is not None][second is not None]
-        if type(x) is Tensor:
-            data = x._data
-            nr_x = x._output_nr
-            meta_x = (data.shape, data.dtype)
-        else:
-            nr_x, meta_x = 0, None
-        if type(y) is Tensor:
-            data = y._data
-            nr_y = y._output_nr
-            meta_y = (data.shape, data.dtype)
-        else:
-            nr_y, meta_y = 0, None
         nrs = (nr_x, nr_y) if nr_x or nr_y else _ZEROS[2]
         input_meta = (meta_x, meta_y)
     else:
@@ -240,14 +226,15 @@ def _plain(x):
     return (kind is Tensor and x._base is None) or kind is float or kind is int or kind is bool
 
 
-def _edge_node(x):
-    """The node an edge to ``x`` (a _plain() input) points at, or None."""
+def _plain_edge(x):
+    """(next node or None, its output number, (shape, dtype) or None) of a _plain() input."""
     if type(x) is not Tensor:
-        return None
+        return None, 0, None
     fn = x._grad_fn
     if fn is None and x._requires_grad:
-        return accumulator_of(x)
-    return fn
+        fn = accumulator_of(x)
+    data = x._data
+    return fn, x._output_nr, (data.shape, data.dtype)
 
 
 def _edges(inputs, positions):
