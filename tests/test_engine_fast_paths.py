@@ -1,0 +1,168 @@
+"""The engine's fast paths (issue 7) keep PyTorch's semantics.
+
+Backward without create_graph runs on bare arrays, one-edge nodes hand their gradient
+over, nodes share interned facts (``_sig``), options dicts and freed slots, and version
+counters are made on first use. Each test drives one of those paths and checks what a
+user sees: values against analytic gradients, errors verbatim, and no graph left for the
+cyclic collector. Nothing here is timed (bench/ measures speed).
+"""
+import gc
+
+import numpy as np
+import pytest
+
+import gradviz.torch as T
+from gradviz.torch import _functions
+from gradviz.torch.autograd.node import FreedSlot
+
+SECOND_BACKWARD = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
+                   "have already been freed). Saved intermediate values of the graph are freed when you call "
+                   ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                   "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+def leaf(values):
+    return T.tensor(np.asarray(values, dtype=np.float64), requires_grad=True)
+
+
+def test_chain_of_one_edge_nodes_matches_the_analytic_gradient():
+    x = leaf([0.3, -1.2, 2.0])
+    y = x
+    for _ in range(50):
+        y = T.sin(y * 0.9)
+    y.sum().backward()
+    # d/dx of the 50-fold composition, by the chain rule on numpy values.
+    value, grad = x.detach().numpy(), np.ones(3)
+    for _ in range(50):
+        grad = grad * 0.9 * np.cos(value * 0.9)
+        value = np.sin(value * 0.9)
+    np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-12)
+
+
+def test_node_with_two_incoming_edges_waits_for_both():
+    x = leaf([0.5, 1.5])
+    y = x * 2.0  # its node gets gradients from two users: no hand-over here
+    (y.sin() + y.cos()).sum().backward()
+    expected = 2.0 * (np.cos(2 * x.detach().numpy()) - np.sin(2 * x.detach().numpy()))
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
+
+
+def test_leaf_used_many_times_accumulates_once_per_pass_and_across_passes():
+    x = leaf([1.0, 2.0])
+    total = x
+    for _ in range(9):
+        total = total + x
+    total.sum().backward()
+    total2 = (x * 3.0).sum()
+    total2.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [13.0, 13.0])
+
+
+def test_shared_options_dict_is_never_written():
+    x = leaf([1.0, 2.0])
+    a = x + x
+    b = x.add(x, alpha=2)
+    assert a.grad_fn._saved_alpha == 1 and b.grad_fn._saved_alpha == 2
+    (a + b).sum().backward()
+    assert _functions._ALPHA_ONE == {"alpha": 1}
+    assert _functions._NO_OPTIONS == {}
+    assert a.grad_fn._saved_alpha == 1  # options outlive the freed tensors, as in PyTorch
+
+
+def test_bare_saved_number_reads_as_a_tensor_then_as_freed():
+    x = leaf([1.0, 2.0])
+    y = x * 2.5
+    saved = y.grad_fn._saved_other
+    assert isinstance(saved, T.Tensor) and saved.item() == 2.5
+    y.sum().backward()
+    with pytest.raises(RuntimeError) as err:
+        y.grad_fn._saved_other
+    assert str(err.value) == SECOND_BACKWARD
+    assert dict(y.grad_fn.saved_items())["other"].is_tensor is False
+
+
+def test_freed_slots_are_shared_yet_each_node_refuses_a_second_pass():
+    x = leaf([0.1, 0.2])
+    a, b = T.tanh(x), T.tanh(x + 1.0)
+    (a + b).sum().backward()
+    freed_a = dict(a.grad_fn.saved_items())["result"]
+    freed_b = dict(b.grad_fn.saved_items())["result"]
+    assert isinstance(freed_a, FreedSlot) and freed_a is freed_b
+    assert freed_a.shape == (2,) and freed_a.saved_version == 0
+    for out in (a, b):
+        with pytest.raises(RuntimeError) as err:
+            out.sum().backward()
+        assert str(err.value) == SECOND_BACKWARD
+
+
+def test_version_counter_is_made_on_first_use_and_shared_with_views():
+    x = leaf([1.0, 2.0, 3.0])
+    y = x * 1.0
+    assert y._version == 0 and y._vb is None  # never modified: no counter yet
+    view = y[1:]
+    view.mul_(2.0)
+    assert y._version == 1 and view._version == 1 and view._vb is y._vb
+
+
+def test_saved_input_modified_in_place_is_refused_with_pytorchs_message():
+    x = leaf([1.0, 2.0])
+    y = x * 1.0
+    z = y.sin()  # saves y, whose counter does not exist yet
+    y.add_(1.0)
+    with pytest.raises(RuntimeError) as err:
+        z.sum().backward()
+    # PyTorch 2.13's text, word for word (it names the tensor's current history: Add).
+    assert str(err.value) == (
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        "[torch.DoubleTensor [2]], which is output 0 of Add, is at version 1; expected version 0 instead. "
+        "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def test_nodes_of_one_op_shape_and_line_share_their_facts():
+    x = leaf([1.0, 2.0])
+    nodes = []
+    y = x
+    for _ in range(3):
+        y = T.sin(y)
+        nodes.append(y.grad_fn)
+    assert nodes[0]._sig is nodes[1]._sig is nodes[2]._sig
+    assert nodes[0]._site[0] == __file__ and nodes[0].name() == "SinBackward0"
+    z = T.sin(x[None])  # another shape: its own facts
+    assert z.grad_fn._sig is not nodes[0]._sig
+
+
+def test_rewriting_a_fact_gives_the_node_its_own_copy():
+    x = leaf([1.0, 2.0])
+    a, b = T.sin(x), T.sin(x)
+    shared = a.grad_fn._sig
+    b.grad_fn._site = ("elsewhere.py", 7)
+    assert a.grad_fn._sig is shared and a.grad_fn._site != ("elsewhere.py", 7)
+    assert b.grad_fn._site == ("elsewhere.py", 7) and b.grad_fn._op is a.grad_fn._op
+
+
+def test_hooks_on_a_chain_node_take_the_general_path():
+    x = leaf([1.0, 2.0])
+    y = x * 3.0
+    z = y.sin()
+    seen = []
+    y.register_hook(lambda g: seen.append(g.clone()) or g * 2)
+    z.sum().backward()
+    np.testing.assert_allclose(seen[0].numpy(), np.cos(3 * x.detach().numpy()))
+    np.testing.assert_allclose(x.grad.numpy(), 6 * np.cos(3 * x.detach().numpy()))
+
+
+def test_a_long_graph_is_freed_by_refcounting_alone():
+    x = leaf([0.5, 0.25])
+    gc.collect()
+    gc.disable()
+    try:
+        y = x
+        for k in range(2000):
+            y = T.tanh(y) if k % 2 else y * 1.5
+        y.sum().backward()
+        del y
+        unreachable = gc.collect()
+    finally:
+        gc.enable()
+    assert unreachable == 0
