@@ -185,7 +185,7 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
                 outputs = ()
             if outputs is None:
                 if pending is None:
-                    pending = [first] + [None] * (len(sig[SIG_OUTPUT_META]) - 1) if len(sig[SIG_OUTPUT_META]) > 1 else [first]
+                    pending = [first] + [None] * (len(sig[SIG_OUTPUT_META]) - 1)
                 outputs = _run_wrapped(node, [None if g is None else make(g) for g in pending], retain_graph)
             if release:
                 if op is not None:
@@ -282,12 +282,7 @@ def _dependency_counts(roots):
 
 def _run_wrapped(node, grads, retain_graph):
     """One node of _execute_arrays through the general path, on tensors; arrays back."""
-    if node._tensor_pre_hooks is not None or node._retain_grad is not None or node._pre_hooks is not None:
-        grads = _run_tensor_pre_hooks(node, grads)
-    if node._op is not None and node._post_hooks is None:
-        outputs = run_op_node(node, grads)
-    else:
-        outputs = _call(node, grads, False, retain_graph)
+    outputs = _call(node, _run_tensor_pre_hooks(node, grads), False, retain_graph)
     return [None if g is None else g._data for g in outputs]
 
 
@@ -295,6 +290,12 @@ def _accumulate_array(variable, grad):
     """AccumulateGrad on a bare array, when no hook has to see it; False to take the general path."""
     if variable._hooks or variable._post_accumulate_hooks:
         return False
+    return _store_grad(variable, grad)
+
+
+def _store_grad(variable, grad):
+    """Put the array ``grad`` into ``variable.grad`` when that builds no graph: a fresh copy,
+    or added in place (a version bump). False when ``.grad`` itself carries a graph."""
     current = variable._grad
     if current is not None and current._requires_grad:
         return False
@@ -599,20 +600,19 @@ def _check_hook_result(hook, new, old):
 
 def accumulate_grad(variable, grad, create_graph):
     grad = _run_leaf_hooks(variable, grad)
-    if grad._data.dtype != variable._data.dtype:
-        grad = F.to_dtype(grad, variable.dtype)
-    current = variable._grad
-    if current is None:
-        if create_graph and grad._requires_grad:
-            # PyTorch copies into a fresh buffer laid out like the variable: CopyBackwards.
-            variable._grad = F.copy_(F.empty_like(variable), grad)
+    if create_graph or STATE.enabled or not _store_grad(variable, grad._data):
+        # The sum is recorded: with create_graph, under grad mode, or onto a .grad with a graph.
+        if grad._data.dtype != variable._data.dtype:
+            grad = F.to_dtype(grad, variable.dtype)
+        current = variable._grad
+        if current is None:
+            if create_graph and grad._requires_grad:
+                # PyTorch copies into a fresh buffer laid out like the variable: CopyBackwards.
+                variable._grad = F.copy_(F.empty_like(variable), grad)
+            else:
+                variable._grad = _fresh(grad, create_graph)
         else:
-            variable._grad = _fresh(grad, create_graph)
-    elif create_graph or STATE.enabled or current._requires_grad:
-        variable._grad = current + grad
-    else:
-        current._data += grad._data
-        current._vbox[0] += 1
+            variable._grad = current + grad
     post = variable._post_accumulate_hooks
     if post:
         for fn in list(post.values()):

@@ -213,7 +213,7 @@ def _pack(t, outputs):
     if t is None:
         return None
     is_output = any(t is o for o in outputs)
-    return SavedTensor(t, is_output)
+    return SavedTensor.of_output(t) if is_output else SavedTensor.of_input(t)
 
 
 def once_differentiable(fn):

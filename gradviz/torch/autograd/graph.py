@@ -230,7 +230,7 @@ def _plain_edge(x):
     """(next node or None, its output number, (shape, dtype) or None) of a _plain() input."""
     if type(x) is not Tensor:
         return None, 0, None
-    fn = x._grad_fn
+    fn = x._grad_fn  # edge_of() without its view cases, which a plain input cannot have
     if fn is None and x._requires_grad:
         fn = accumulator_of(x)
     data = x._data
@@ -246,22 +246,15 @@ def _edges(inputs, positions):
     for j, i in enumerate(positions):
         x = inputs[i]
         if type(x) is Tensor or isinstance(x, Tensor):
-            if x._base is not None and x._view_version != x._vbox[0]:
-                refresh_view(x)
-            fn = x._grad_fn
-            if fn is not None:
-                nr = x._output_nr
-                if nr:
-                    if nrs is None:
-                        nrs = [0] * len(positions)
-                    nrs[j] = nr
-            elif x._requires_grad:
-                if x._view_created_in_no_grad:
-                    # PyTorch gives such a view no gradient edge (what flows into it is dropped)
-                    # while still saving for it.
-                    edgeless_need = True
-                else:
-                    fn = accumulator_of(x)
+            fn, nr = edge_of(x)
+            if nr:
+                if nrs is None:
+                    nrs = [0] * len(positions)
+                nrs[j] = nr
+            if fn is None and x._requires_grad:
+                # A view made under no_grad: PyTorch gives it no gradient edge (what flows
+                # into it is dropped) while still saving for it.
+                edgeless_need = True
             fns.append(fn)
             data = x._data
             meta.append((data.shape, data.dtype))

@@ -65,6 +65,11 @@ def _freed(shape, dtype, saved_version, is_tensor):
 _FREED = {}
 
 
+def freed_number(value):
+    """The FreedSlot of a saved Python number."""
+    return _freed((), _scalar_dtype(value), 0, False)
+
+
 _SCALAR_DTYPES = {}
 
 
@@ -87,26 +92,9 @@ class SavedTensor:
     # Tensor._vbox); an output is not kept, so its counter is held here (``_vb``).
     __slots__ = ("tensor", "data", "_vb", "version", "output_nr", "grad_fn", "requires_grad", "is_output", "hooks")
 
-    def __init__(self, tensor, is_output, owner=None):
-        self.hooks = None  # (packed value, unpack_hook) once _raw_saved_*.register_hooks ran
-        self._vb = tensor._vbox if is_output else None
-        self.version = tensor._version
-        self.is_output = is_output
-        self.requires_grad = tensor._requires_grad
-        self.output_nr = tensor._output_nr
-        if is_output:
-            # Keeping the output tensor would make output -> node -> output a cycle.
-            self.tensor = None
-            self.data = tensor._data
-            self.grad_fn = None
-        else:
-            self.tensor = tensor
-            self.data = tensor._data
-            self.grad_fn = tensor._grad_fn
-
     @classmethod
     def of_input(cls, tensor):
-        """SavedTensor(tensor, False), made without __init__'s branches: recorded per op."""
+        """The slot for an input: it keeps the tensor itself (``_saved_self is x``, as in PyTorch)."""
         slot = _new(cls)
         slot.hooks = None
         slot._vb = None
@@ -122,7 +110,8 @@ class SavedTensor:
 
     @classmethod
     def of_output(cls, tensor):
-        """SavedTensor(tensor, True), likewise."""
+        """The slot for an output: its data and version counter, not the tensor (which would make
+        output -> node -> output a cycle)."""
         slot = _new(cls)
         slot.hooks = None
         vbox = slot._vb = tensor._vbox
@@ -296,7 +285,7 @@ class SavedScalar:
         self.hooks = (pack_hook(self.as_tensor()), unpack_hook)
 
     def freed(self):
-        return _freed((), _scalar_dtype(self.value), 0, False)
+        return freed_number(self.value)
 
 
 # What a node shares with the other nodes of the same op, call site and shapes, kept in one
@@ -459,17 +448,12 @@ class Node:
         saved = self._saved
         if not saved:
             return
-        op = self._sig[SIG_OP]
-        scalar_inputs = op.input_index if op is not None else ()
         for key, value in saved.items():
             cls = type(value)
-            if cls is SavedTensor:
-                data = value.data
-                saved[key] = _freed(data.shape, data.dtype, value.version, True)
-            elif cls is SavedScalar:
+            if cls is SavedTensor or cls is SavedScalar:
                 saved[key] = value.freed()
-            elif key in scalar_inputs and cls is not FreedSlot:
-                saved[key] = _freed((), _scalar_dtype(value), 0, False)
+            elif self._scalar_input(key, value):
+                saved[key] = freed_number(value)
         self._freed_by = freed_by
 
 
