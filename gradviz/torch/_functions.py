@@ -1450,35 +1450,24 @@ def _compare(fn, input, other):
         raise
 
 
-def eq(input, other):
-    return _compare(np.equal, input, other)
+def _comparison(ufunc, name):
+    """A torch function comparing (or logically combining) two operands: a new leaf."""
+    def fn(input, other):
+        return _compare(ufunc, input, other)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
-def ne(input, other):
-    return _compare(np.not_equal, input, other)
-
-
-def lt(input, other):
-    return _compare(np.less, input, other)
-
-
-def le(input, other):
-    return _compare(np.less_equal, input, other)
-
-
-def gt(input, other):
-    return _compare(np.greater, input, other)
-
-
-def ge(input, other):
-    return _compare(np.greater_equal, input, other)
-
-
+eq = _comparison(np.equal, "eq")
+ne = _comparison(np.not_equal, "ne")
+lt = _comparison(np.less, "lt")
+le = _comparison(np.less_equal, "le")
+gt = _comparison(np.greater, "gt")
+ge = _comparison(np.greater_equal, "ge")
+logical_and = _comparison(np.logical_and, "logical_and")
+logical_or = _comparison(np.logical_or, "logical_or")
+logical_xor = _comparison(np.logical_xor, "logical_xor")
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-
-
-def logical_binary(fn, input, other):
-    return _compare(fn, input, other)
 
 
 def bitwise_not(input):
@@ -1487,18 +1476,6 @@ def bitwise_not(input):
 
 def logical_not(input):
     return _new_leaf(np.logical_not(input._data))
-
-
-def logical_and(input, other):
-    return _compare(np.logical_and, input, other)
-
-
-def logical_or(input, other):
-    return _compare(np.logical_or, input, other)
-
-
-def logical_xor(input, other):
-    return _compare(np.logical_xor, input, other)
 
 
 def count_nonzero(input, dim=None):

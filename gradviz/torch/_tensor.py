@@ -400,13 +400,13 @@ class Tensor:
         return F.bitwise_not(self)
 
     def __and__(self, other):
-        return F.logical_binary(np.bitwise_and, self, other)
+        return F._compare(np.bitwise_and, self, other)
 
     def __or__(self, other):
-        return F.logical_binary(np.bitwise_or, self, other)
+        return F._compare(np.bitwise_or, self, other)
 
     def __xor__(self, other):
-        return F.logical_binary(np.bitwise_xor, self, other)
+        return F._compare(np.bitwise_xor, self, other)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
@@ -444,6 +444,21 @@ class Tensor:
 def _type_name(t):
     return {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "bool": "bool",
             "float16": "half"}.get(t.dtype.name, t.dtype.name)
+
+
+def zero_grads(tensors, set_to_none=True):
+    """Module.zero_grad and Optimizer.zero_grad: drop each .grad, or zero it in place after
+    cutting it from any graph, as PyTorch does."""
+    for t in tensors:
+        if t.grad is not None:
+            if set_to_none:
+                t.grad = None
+            else:
+                if t.grad.grad_fn is not None:
+                    t.grad.detach_()
+                else:
+                    t.grad.requires_grad_(False)
+                t.grad.zero_()
 
 
 def wrap(array):

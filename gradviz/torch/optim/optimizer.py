@@ -12,7 +12,7 @@ from itertools import chain
 import numpy as np
 
 from .. import _errors, _functions as _F
-from .._tensor import Tensor
+from .._tensor import Tensor, zero_grads
 from ..autograd.grad_mode import enable_grad, no_grad
 
 
@@ -106,17 +106,7 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none=True):
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    if set_to_none:
-                        p.grad = None
-                    else:
-                        if p.grad.grad_fn is not None:
-                            p.grad.detach_()
-                        else:
-                            p.grad.requires_grad_(False)
-                        p.grad.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         loss = None

@@ -3,7 +3,7 @@ state_dict, modes, hooks and the printed module tree, all as PyTorch 2.13 has th
 from collections import OrderedDict, namedtuple
 
 from ... import _dtypes
-from ..._tensor import Tensor
+from ..._tensor import Tensor, zero_grads
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import add_hook
 from ..parameter import Parameter
@@ -381,16 +381,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         for module in self.children():
