@@ -4,6 +4,7 @@ it, building its node with edges, saved tensors and creation site.
 This is the only place where nodes are created for built-in ops. Inspection tools
 listen through ``LISTENERS``; the engine never imports them.
 """
+import sys
 import weakref
 
 import numpy as np
@@ -11,7 +12,9 @@ import numpy as np
 from .. import _dtypes, _errors, _kernels
 from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
-from .node import _SEQUENCE, _SIGS, AccumulateGrad, SavedTensor, creation_site, shared_sig
+from .node import _INSIDE, _SEQUENCE, _SIGS, AccumulateGrad, SavedTensor, creation_site, shared_sig
+
+_getframe = sys._getframe
 
 # The Tensor class, bound by _tensor.py once it exists (the two modules import each other).
 Tensor = None
@@ -174,16 +177,37 @@ def record(op, inputs, params, outputs, node=None):
     positions = range(len(inputs)) if op.variadic else op.positions
     count = len(positions)
     x = inputs[positions[0]] if count else None
+    # The commonest cases (one or two inputs, plain tensors or numbers) without the general loop;
+    # their edges are edge_of() without its view cases, which a plain input cannot have.
     if count == 1 and type(x) is Tensor and x._base is None and x._requires_grad:
-        # The commonest cases (one or two inputs, plain tensors or numbers) without the general loop.
-        fn, nr, meta = _plain_edge(x)
+        fn = x._grad_fn
+        if fn is None:
+            fn = accumulator_of(x)
         node._fns = (fn,)
+        nr = x._output_nr
         nrs = (nr,) if nr else _ZEROS[1]
         needs = _NEEDS_1[True]
-        input_meta = (meta,)
-    elif count == 2 and _plain(x) and _plain(inputs[positions[1]]):
-        first, nr_x, meta_x = _plain_edge(x)
-        second, nr_y, meta_y = _plain_edge(inputs[positions[1]])
+        data = x._data
+        input_meta = ((data.shape, data.dtype),)
+    elif count == 2 and _plain(x) and _plain(y := inputs[positions[1]]):
+        if type(x) is Tensor:
+            first = x._grad_fn
+            if first is None and x._requires_grad:
+                first = accumulator_of(x)
+            nr_x = x._output_nr
+            data = x._data
+            meta_x = (data.shape, data.dtype)
+        else:
+            first, nr_x, meta_x = None, 0, None
+        if type(y) is Tensor:
+            second = y._grad_fn
+            if second is None and y._requires_grad:
+                second = accumulator_of(y)
+            nr_y = y._output_nr
+            data = y._data
+            meta_y = (data.shape, data.dtype)
+        else:
+            second, nr_y, meta_y = None, 0, None
         node._fns = (first, second)
         needs = _NEEDS_2[first is not None][second is not None]
         nrs = (nr_x, nr_y) if nr_x or nr_y else _ZEROS[2]
@@ -208,7 +232,10 @@ def record(op, inputs, params, outputs, node=None):
                 o._output_nr = nr
                 o._requires_grad = True
             nr += 1
-    sig = (op, needs, nrs, input_meta, output_meta, creation_site(3))
+    frame = _getframe(3)  # creation_site(3), its first step inline: the caller is usually user code
+    filename = frame.f_code.co_filename
+    site = (filename, frame.f_lineno) if _INSIDE.get(filename) is False else creation_site(3)
+    sig = (op, needs, nrs, input_meta, output_meta, site)
     node._sig = _SIGS.get(sig) or shared_sig(sig)
     # A node that saves no tensor keeps the options as given (often one dict shared by many nodes).
     node._saved = _save(op, inputs, params, outputs, needs) if op.save_plan_used else (params or None)
@@ -224,17 +251,6 @@ def _plain(x):
     """A non-view tensor of the Tensor class itself, or a Python number."""
     kind = type(x)
     return (kind is Tensor and x._base is None) or kind is float or kind is int or kind is bool
-
-
-def _plain_edge(x):
-    """(next node or None, its output number, (shape, dtype) or None) of a _plain() input."""
-    if type(x) is not Tensor:
-        return None, 0, None
-    fn = x._grad_fn  # edge_of() without its view cases, which a plain input cannot have
-    if fn is None and x._requires_grad:
-        fn = accumulator_of(x)
-    data = x._data
-    return fn, x._output_nr, (data.shape, data.dtype)
 
 
 def _edges(inputs, positions):
