@@ -166,3 +166,46 @@ def test_a_long_graph_is_freed_by_refcounting_alone():
     finally:
         gc.enable()
     assert unreachable == 0
+
+
+FLOATS = [0.1, -1.0, 2.5, 1e-30, -3.0e38, 1e-45, 7.0, 0.0, -0.0, float("inf"), float("nan"), 1e39, 123456789.123]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv"])
+def test_a_python_float_given_as_a_0d_array_gives_the_same_bits(op, dtype):
+    """Arithmetic with a Python float meets it as a cached 0-d array of the tensor's dtype."""
+    import operator
+    values = np.array([0.3, -1.7, 3.0e38, 1e-40, 0.0, -2.5], dtype=dtype)
+    fn = getattr(operator, op)
+    for number in FLOATS:
+        with np.errstate(all="ignore"):
+            expected = fn(values, number)
+            got = (fn(T.tensor(values), number)).numpy()
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8), err_msg=f"{op} {number}")
+
+
+def test_scalar_arrays_are_cached_read_only_and_skip_what_they_cannot_hold():
+    from gradviz.torch import _kernels as K
+    like = np.zeros(3, np.float32)
+    first, again = K.scalar_as_array(0.25, like), K.scalar_as_array(0.25, like)
+    assert first is again and first.dtype == np.float32 and first.shape == () and not first.flags.writeable
+    for bare in (0.0, -0.0, float("nan"), float("inf"), 1e39):
+        assert K.scalar_as_array(bare, like) is bare
+    assert K.scalar_as_array(0.25, np.zeros(3, np.int64)) == 0.25  # integer tensors: numpy promotes
+    assert K.scalar_as_array(0.25, np.zeros(3, np.float64)).dtype == np.float64
+
+
+def test_mul_by_a_float_backward_matches_pytorch_values_and_frees_the_number():
+    x = T.tensor(np.array([0.5, -2.0, 3.0], np.float32), requires_grad=True)
+    y = x * 0.1
+    node = y.grad_fn
+    y.sum().backward()
+    expected = (np.ones(3, np.float32) * 0.1).astype(np.float32)
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+    assert x.grad.dtype == T.float32
+    (name, slot), = node.saved_items()
+    assert name == "other" and isinstance(slot, FreedSlot) and not slot.is_tensor
+    with pytest.raises(RuntimeError, match="second time"):
+        node._saved_other

@@ -37,9 +37,10 @@ def node_class(name):
 
 class Op:
     __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
-                 "saved_names", "view", "promotes", "multi_output", "variadic", "save_plan", "save_plan_used", "plans", "positions", "raw", "special")
+                 "saved_names", "view", "promotes", "arithmetic", "multi_output", "variadic", "save_plan", "save_plan_used", "plans", "positions", "raw", "special")
 
-    def __init__(self, node_name, forward, /, view=False, promotes=False, multi_output=False, **formulas):
+    def __init__(self, node_name, forward, /, view=False, promotes=False, arithmetic=False, multi_output=False,
+                 **formulas):
         code = forward.__code__
         # A forward taking *tensors (cat, stack) has one formula returning every input's gradient.
         self.variadic = bool(code.co_flags & 0x04)
@@ -69,6 +70,9 @@ class Op:
         self.raw = Ellipsis  # array versions of the formulas, worked out on first use (autograd/raw.py)
         self.view = view
         self.promotes = promotes
+        # The kernel is numpy arithmetic, where a Python float operand may come as a 0-d array
+        # (K.scalar_as_array: same result, faster).
+        self.arithmetic = arithmetic
         self.multi_output = multi_output
 
     def __repr__(self):
@@ -108,13 +112,13 @@ def _invert(perm):
 # ---------------------------------------------------------------------------------------
 # arithmetic
 add = Op("AddBackward0", lambda self, other, *, alpha: self + other if alpha == 1 else self + alpha * other,
-         promotes=True,
+         promotes=True, arithmetic=True,
          self=lambda grad: grad,
          other=lambda grad, alpha: grad if alpha == 1 else grad * alpha)
 add_scalar = Op("AddBackward1", lambda self, other, *, alpha: self + (other if alpha == 1 else alpha * other),
                 promotes=True, self=lambda grad: grad)
 sub = Op("SubBackward0", lambda self, other, *, alpha: self - other if alpha == 1 else self - alpha * other,
-         promotes=True,
+         promotes=True, arithmetic=True,
          self=lambda grad: grad,
          other=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha)
 sub_scalar = Op("SubBackward1", lambda self, other, *, alpha: self - (other if alpha == 1 else alpha * other),
@@ -126,10 +130,10 @@ rsub = Op("RsubBackward0", lambda self, other, *, alpha: other - self if alpha =
 rsub_scalar = Op("RsubBackward1", lambda self, other, *, alpha: other - (self if alpha == 1 else alpha * self),
                  promotes=True,
                  self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha)
-mul = Op("MulBackward0", lambda self, other: self * other, promotes=True,
+mul = Op("MulBackward0", lambda self, other: self * other, promotes=True, arithmetic=True,
          self=lambda grad, other: grad * other,
          other=lambda grad, self: grad * self)
-div = Op("DivBackward0", lambda self, other: K.true_divide_arrays(self, other), promotes=True,  # see _promote
+div = Op("DivBackward0", lambda self, other: K.true_divide_arrays(self, other), promotes=True, arithmetic=True,  # see _promote
          self=lambda grad, other: grad / other,
          other=lambda grad, self, other: -grad * self / (other * other))
 neg = Op("NegBackward0", lambda self: -self, self=lambda grad: -grad)

@@ -533,6 +533,9 @@ def _raw_outputs(node, formulas, grad):
                             value.grad_fn is not None and value.tensor._grad_fn is None):
                         value.check(node)  # raises PyTorch's error
                     value = value.data if value.is_output else value.tensor._data
+                elif cls is float:
+                    if name in sig[SIG_OP].input_index:  # a number given for a tensor input
+                        value = K.scalar_as_array(value, grad)
                 elif cls is SavedScalar:
                     value = value.value
                 elif cls is FreedSlot:

@@ -66,7 +66,11 @@ def apply(op, inputs, params):
         arrays = (getattr(inputs[0], "_data", inputs[0]),)
     elif count == 2:
         first, second = inputs
-        arrays = (getattr(first, "_data", first), getattr(second, "_data", second))
+        first = getattr(first, "_data", first)
+        if type(second) is float and op.arithmetic and type(first) is np.ndarray:
+            arrays = (first, _kernels.scalar_as_array(second, first))
+        else:
+            arrays = (first, getattr(second, "_data", second))
     else:
         arrays = [getattr(x, "_data", x) for x in inputs]
     try:

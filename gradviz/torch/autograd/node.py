@@ -85,6 +85,9 @@ def _scalar_dtype(value):
     return dtype
 
 
+_FREED_FLOAT = FreedSlot((), _scalar_dtype(0.0), 0, False)  # a saved Python float, once released
+
+
 class SavedTensor:
     """One saved slot: the tensor (for inputs) or its data (for outputs), and the version
     of its storage when it was saved, checked when backward unpacks it."""
@@ -452,6 +455,8 @@ class Node:
             cls = type(value)
             if cls is SavedTensor or cls is SavedScalar:
                 saved[key] = value.freed()
+            elif cls is float and key in self._sig[SIG_OP].input_index:  # the commonest bare number
+                saved[key] = _FREED_FLOAT
             elif self._scalar_input(key, value):
                 saved[key] = freed_number(value)
         self._freed_by = freed_by
