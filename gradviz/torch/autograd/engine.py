@@ -195,8 +195,8 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
                     node.release_saved(call)
         # Children are released even when this node got no gradient, so nothing downstream waits forever.
         fns = node._fns
-        if len(fns) == 1:
-            # One edge (a chain's every node): the loop below, unrolled.
+        if len(fns) == 1 or (len(fns) == 2 and fns[1] is None):
+            # One edge (a chain's every node; x + constant too): the loop below, unrolled.
             nxt = fns[0]
             if nxt is None:
                 continue
@@ -507,15 +507,11 @@ def _raw_outputs(node, formulas, grad):
     saved = node._saved
     outputs = []
     sig = node._sig
-    needs = sig[SIG_NEEDS]
-    args = sig[SIG_OP].formula_args
-    metas = sig[SIG_INPUT_META]
-    for k in range(len(formulas)):
-        formula = formulas[k]
-        if not needs[k]:
+    input_index = sig[SIG_OP].input_index
+    for formula, need, names, meta in zip(formulas, sig[SIG_NEEDS], sig[SIG_OP].formula_args, sig[SIG_INPUT_META]):
+        if not need:
             outputs.append(None)
             continue
-        names = args[k]
         if not names:
             result = formula(grad)
         else:
@@ -534,7 +530,7 @@ def _raw_outputs(node, formulas, grad):
                         value.check(node)  # raises PyTorch's error
                     value = value.data if value.is_output else value.tensor._data
                 elif cls is float:
-                    if name in sig[SIG_OP].input_index:  # a number given for a tensor input
+                    if name in input_index:  # a number given for a tensor input
                         value = K.scalar_as_array(value, grad)
                 elif cls is SavedScalar:
                     value = value.value
@@ -544,10 +540,10 @@ def _raw_outputs(node, formulas, grad):
             result = formula(grad, *values)
         if type(result) is not np.ndarray:
             result = np.asarray(result)
-        shape, dtype = metas[k]
+        shape, dtype = meta
         if result.shape != shape:
             if not expandable(shape, result.shape):
-                raise _errors.wrong_grad_shape(node.name(), k, result.shape, shape)
+                raise _errors.wrong_grad_shape(node.name(), len(outputs), result.shape, shape)
             result = K.sum_to_shape(result, shape)
         if result.dtype != dtype:
             result = result.astype(dtype)

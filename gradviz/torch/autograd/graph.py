@@ -96,13 +96,20 @@ def apply(op, inputs, params):
     result._requires_grad = False
     result._vb = None
     result._output_nr = 0
-    if STATE.enabled:
-        for i in (range(len(inputs)) if op.variadic else op.positions):
-            x = inputs[i]
-            if getattr(x, "_requires_grad", False) or (
-                    getattr(x, "_base", None) is not None and _stale_view_requiring_grad(x)):
+    if not STATE.enabled:
+        return result
+    if count == 1 and op.positions:
+        x = inputs[0]
+        if type(x) is Tensor and x._base is None:  # the commonest: one plain tensor
+            if x._requires_grad:
                 record(op, inputs, params, (result,))
-                break
+            return result
+    for i in (range(len(inputs)) if op.variadic else op.positions):
+        x = inputs[i]
+        if getattr(x, "_requires_grad", False) or (
+                getattr(x, "_base", None) is not None and _stale_view_requiring_grad(x)):
+            record(op, inputs, params, (result,))
+            break
     return result
 
 
