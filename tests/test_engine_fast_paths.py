@@ -209,3 +209,81 @@ def test_mul_by_a_float_backward_matches_pytorch_values_and_frees_the_number():
     assert name == "other" and isinstance(slot, FreedSlot) and not slot.is_tensor
     with pytest.raises(RuntimeError, match="second time"):
         node._saved_other
+
+
+def test_chain_through_a_constant_operand_hands_over_and_leaves_the_constant_alone():
+    """x + B with B not requiring grad: the node's second edge is empty, so it takes the
+    one-edge hand-over; a second use of the same node's output still waits for both edges."""
+    x = leaf([0.5, -1.0, 2.0])
+    B = T.tensor(np.array([0.25, 0.5, -0.75]))
+    y = x
+    for _ in range(20):
+        y = T.tanh(y + B)
+    z = y + B
+    (z * z + z).sum().backward()
+    value, grads = x.detach().numpy(), []
+    for _ in range(20):
+        value = np.tanh(value + B.numpy())
+        grads.append(1 - value * value)
+    grad = 2 * (value + B.numpy()) + 1
+    for g in reversed(grads):
+        grad = grad * g
+    np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-12)
+    assert B.grad is None and not B.requires_grad
+
+
+def _line_of(marker):
+    import inspect
+    lines, start = inspect.getsourcelines(_fast_path_calls)
+    return start + next(i for i, line in enumerate(lines) if marker in line)
+
+
+def _fast_path_calls(x, y):
+    a = T.tanh(x)  # marker: unary
+    b = a * y  # marker: binary
+    c = b + 0.5  # marker: scalar
+    return a, b, c
+
+
+def test_fast_path_nodes_record_the_users_line_and_pytorchs_names():
+    x = leaf([0.1, 0.2])
+    y = leaf([1.0, -1.0])
+    a, b, c = _fast_path_calls(x, y)
+    for t, marker, name in ((a, "marker: unary", "TanhBackward0"), (b, "marker: binary", "MulBackward0"),
+                            (c, "marker: scalar", "AddBackward0")):
+        assert t.grad_fn.name() == name
+        assert t.grad_fn._site == (__file__, _line_of(marker))
+    assert b.grad_fn.next_functions[0] == (a.grad_fn, 0)
+    assert b.grad_fn.next_functions[1][0].name() == "torch::autograd::AccumulateGrad"
+    assert c.grad_fn.next_functions == ((b.grad_fn, 0), (None, 0))
+
+
+def test_fast_path_promotes_dtypes_as_pytorch_does():
+    ints = T.tensor([1, 2, 3])
+    assert (ints * 2.5).dtype == T.float32 and (ints + 1.5).tolist() == [2.5, 3.5, 4.5]
+    halves = T.tensor([1.0, 2.0], dtype=T.float32, requires_grad=True)
+    doubles = T.tensor([3.0, 4.0], dtype=T.float64, requires_grad=True)
+    z = halves * doubles
+    assert z.dtype == T.float64
+    z.sum().backward()
+    assert halves.grad.dtype == T.float32 and doubles.grad.dtype == T.float64
+    np.testing.assert_array_equal(halves.grad.numpy(), [3.0, 4.0])
+
+
+def test_fast_path_refusals_keep_pytorchs_messages():
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(2\) "
+                                           r"at non-singleton dimension 0"):
+        leaf([1.0, 2.0, 3.0]) * leaf([1.0, 2.0])
+    with T.inference_mode():
+        made = T.tanh(leaf([0.5])) + 1.0
+    assert made.is_inference() and made.grad_fn is None
+
+
+def test_fast_path_defers_to_listeners_and_saved_tensor_hooks():
+    packed = []
+    with T.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        x = leaf([0.3, 0.4])
+        y = T.sin(x) * x
+    assert len(packed) == 3  # sin's self, mul's self and other
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([0.3, 0.4]) * [0.3, 0.4] + np.sin([0.3, 0.4]))

@@ -14,6 +14,8 @@ from .autograd import graph
 from .autograd.grad_mode import STATE
 
 apply = graph.apply
+apply_unary = graph.apply_unary
+apply_binary = graph.apply_binary
 _float = builtins.float
 _int = builtins.int
 _bool = builtins.bool
@@ -582,7 +584,7 @@ def _alpha(alpha):
 def add(input, other, *, alpha=1, out=None):
     kind = builtins.type(other)
     if builtins.type(input) is _tensor.Tensor and (kind is _tensor.Tensor or kind is _float) and out is None:
-        return apply(_ops.add, (input, other), _alpha(alpha))  # the checks below pass these by
+        return apply_binary(_ops.add, input, other, _alpha(alpha))  # the checks below pass these by
     if out is not None:
         return _out_variant("add", out, (input, other), lambda: add(input, other, alpha=alpha))
     if _is_number(input):
@@ -620,13 +622,13 @@ def rsub(input, other, *, alpha=1):
     return apply(_ops.rsub, (input, other), _alpha(alpha))
 
 
-_NO_OPTIONS = {}  # shared by the calls of ops without options (nothing writes to it)
+_NO_OPTIONS = graph._NO_OPTIONS  # shared by the calls of ops without options (nothing writes to it)
 
 
 def mul(input, other, *, out=None):
     kind = builtins.type(other)
     if builtins.type(input) is _tensor.Tensor and (kind is _tensor.Tensor or kind is _float) and out is None:
-        return apply(_ops.mul, (input, other), _NO_OPTIONS)  # the checks below pass these by
+        return apply_binary(_ops.mul, input, other, _NO_OPTIONS)  # the checks below pass these by
     if out is not None:
         return _out_variant("mul", out, (input, other), lambda: mul(input, other))
     if _is_number(input):
@@ -743,7 +745,7 @@ def rpow(input, base):
 def _unary(op, name):
     """A torch function that applies one elementwise op to one tensor."""
     def fn(input):
-        return apply(op, (input,), _NO_OPTIONS)
+        return apply_unary(op, input)
     fn.__name__ = fn.__qualname__ = name
     return fn
 

@@ -114,6 +114,119 @@ def apply(op, inputs, params):
 
 
 _new = object.__new__
+_ndarray = np.ndarray
+
+
+# The hot path. Nearly every op of a training loop or an unrolled chain is an elementwise op
+# on one or two plain tensors (no views, no options to check). These two functions do
+# apply() and record() for exactly that case in one frame, without the general loops;
+# anything else (views, inference mode, listeners, saved-tensor hooks, non-float results,
+# errors) goes through apply(), which gives the same result the long way.
+
+def apply_unary(op, x):
+    """apply(op, (x,), {}) for an elementwise op of one tensor."""
+    if (type(x) is not Tensor or x._base is not None or x._inference or op.special or STATE.inference
+            or LISTENERS or _SAVED_HOOKS or not op.positions):
+        return apply(op, (x,), _NO_OPTIONS)
+    data = x._data
+    out = op.forward(data)
+    if type(out) is not _ndarray:
+        out = np.asarray(out)
+    result = _new(Tensor)
+    result._data = out
+    result._vb = None
+    result._output_nr = 0
+    if not x._requires_grad or not STATE.enabled or out.dtype.kind not in "fc":
+        result._grad_fn = None
+        result._requires_grad = False
+        if x._requires_grad and STATE.enabled:
+            record(op, (x,), _NO_OPTIONS, (result,))
+        return result
+    node = _new(op.node_class)
+    node._sequence_nr = next(_SEQUENCE)
+    node._freed_by = None
+    fn = x._grad_fn
+    node._fns = (fn if fn is not None else accumulator_of(x),)
+    result._grad_fn = node
+    result._requires_grad = True
+    nr = x._output_nr
+    frame = _getframe(2)
+    filename = frame.f_code.co_filename
+    site = (filename, frame.f_lineno) if _INSIDE.get(filename) is False else creation_site(2)
+    sig = (op, _NEEDS_1[True], (nr,) if nr else _ZEROS[1], ((data.shape, data.dtype),), ((out.shape, out.dtype),),
+           site)
+    node._sig = _SIGS.get(sig) or shared_sig(sig)
+    node._saved = _save(op, (x,), None, (result,), _NEEDS_1[True]) if op.save_plan_used else None
+    return result
+
+
+def apply_binary(op, a, b, params):
+    """apply(op, (a, b), params) for an elementwise op of a tensor and a tensor or float."""
+    kind = type(b)
+    if (type(a) is not Tensor or a._base is not None or a._inference or op.special or STATE.inference
+            or LISTENERS or _SAVED_HOOKS or (kind is Tensor and (b._base is not None or b._inference))):
+        return apply(op, (a, b), params)
+    first = a._data
+    if kind is Tensor:
+        second = b._data
+    elif kind is float and op.arithmetic:
+        second = _kernels.scalar_as_array(b, first)
+    else:
+        return apply(op, (a, b), params)
+    try:
+        out = op.forward(first, second, **params) if params else op.forward(first, second)
+    except ValueError:
+        return apply(op, (a, b), params)  # raises PyTorch's broadcasting error
+    if type(out) is not _ndarray:
+        out = np.asarray(out)
+    dtype = out.dtype
+    if first.dtype != dtype or (type(second) is _ndarray and second.dtype != dtype):
+        out = _promote(out, (first, b if kind is float else second))
+        dtype = out.dtype
+    result = _new(Tensor)
+    result._data = out
+    result._vb = None
+    result._output_nr = 0
+    if kind is Tensor:
+        grad_b = b._requires_grad
+    else:
+        grad_b = False
+    if not (a._requires_grad or grad_b) or not STATE.enabled or dtype.kind not in "fc":
+        result._grad_fn = None
+        result._requires_grad = False
+        if (a._requires_grad or grad_b) and STATE.enabled:
+            record(op, (a, b), params, (result,))
+        return result
+    node = _new(op.node_class)
+    node._sequence_nr = next(_SEQUENCE)
+    node._freed_by = None
+    fn_a = a._grad_fn
+    if fn_a is None and a._requires_grad:
+        fn_a = accumulator_of(a)
+    nr_a = a._output_nr
+    if kind is Tensor:
+        fn_b = b._grad_fn
+        if fn_b is None and grad_b:
+            fn_b = accumulator_of(b)
+        nr_b = b._output_nr
+        meta_b = (second.shape, second.dtype)
+    else:
+        fn_b, nr_b, meta_b = None, 0, None
+    node._fns = (fn_a, fn_b)
+    result._grad_fn = node
+    result._requires_grad = True
+    needs = _NEEDS_2[fn_a is not None][fn_b is not None]
+    frame = _getframe(2)
+    filename = frame.f_code.co_filename
+    site = (filename, frame.f_lineno) if _INSIDE.get(filename) is False else creation_site(2)
+    sig = (op, needs, (nr_a, nr_b) if nr_a or nr_b else _ZEROS[2], ((first.shape, first.dtype), meta_b),
+           ((out.shape, dtype),), site)
+    node._sig = _SIGS.get(sig) or shared_sig(sig)
+    node._saved = _save(op, (a, b), params, (result,), needs) if op.save_plan_used else (params or None)
+    return result
+
+
+_NO_OPTIONS = {}  # shared by the nodes of ops called without options (nothing writes to it)
 
 
 def _node_forward_name(node_name):
