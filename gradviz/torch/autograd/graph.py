@@ -313,25 +313,9 @@ def record(op, inputs, params, outputs, node=None):
         needs = _NEEDS_1[True]
         data = x._data
         input_meta = ((data.shape, data.dtype),)
-    elif count == 2 and _plain(x) and _plain(y := inputs[positions[1]]):
-        if type(x) is Tensor:
-            first = x._grad_fn
-            if first is None and x._requires_grad:
-                first = accumulator_of(x)
-            nr_x = x._output_nr
-            data = x._data
-            meta_x = (data.shape, data.dtype)
-        else:
-            first, nr_x, meta_x = None, 0, None
-        if type(y) is Tensor:
-            second = y._grad_fn
-            if second is None and y._requires_grad:
-                second = accumulator_of(y)
-            nr_y = y._output_nr
-            data = y._data
-            meta_y = (data.shape, data.dtype)
-        else:
-            second, nr_y, meta_y = None, 0, None
+    elif count == 2 and _plain(x) and _plain(inputs[positions[1]]):
+        first, nr_x, meta_x = _plain_edge(x)
+        second, nr_y, meta_y = _plain_edge(inputs[positions[1]])
         node._fns = (first, second)
         needs = _NEEDS_2[first is not None][second is not None]
         nrs = (nr_x, nr_y) if nr_x or nr_y else _ZEROS[2]
@@ -375,6 +359,17 @@ def _plain(x):
     """A non-view tensor of the Tensor class itself, or a Python number."""
     kind = type(x)
     return (kind is Tensor and x._base is None) or kind is float or kind is int or kind is bool
+
+
+def _plain_edge(x):
+    """(next node or None, its output number, (shape, dtype) or None) of a _plain() input."""
+    if type(x) is not Tensor:
+        return None, 0, None
+    fn = x._grad_fn
+    if fn is None and x._requires_grad:
+        fn = accumulator_of(x)
+    data = x._data
+    return fn, x._output_nr, (data.shape, data.dtype)
 
 
 def _edges(inputs, positions):
