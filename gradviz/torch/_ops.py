@@ -41,11 +41,7 @@ class Op:
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, arithmetic=False, multi_output=False,
                  **formulas):
-        code = forward.__code__
-        # A forward taking *tensors (cat, stack) has one formula returning every input's gradient.
-        self.variadic = bool(code.co_flags & 0x04)
-        inputs = code.co_varnames[:code.co_argcount] + ((code.co_varnames[code.co_argcount + code.co_kwonlyargcount],)
-                                                        if self.variadic else ())
+        inputs, options, self.variadic = _signature(forward)
         self.node_name = node_name
         self.node_class = node_class(node_name)
         self.forward = forward
@@ -53,7 +49,6 @@ class Op:
         self.diff_positions = tuple(self.input_index[name] for name in formulas)
         self.formulas = tuple(formulas.values())
         self.formula_args = tuple(f.__code__.co_varnames[1:f.__code__.co_argcount] for f in self.formulas)
-        options = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
         if self.variadic:
             self.input_index = {}
         self.saved_names = frozenset(a for args in self.formula_args for a in args) | frozenset(options)
@@ -77,6 +72,21 @@ class Op:
 
     def __repr__(self):
         return f"<Op {self.node_name}>"
+
+
+def _signature(forward):
+    """(input names, option names, variadic) of a forward kernel: its positional parameters are
+    the tensor inputs, its keyword-only ones the options. A forward taking *tensors (cat,
+    stack) has one formula returning every input's gradient. A numpy ufunc of one argument is
+    its own kernel (``np.sin``; no Python frame around it), its input called ``self``."""
+    if isinstance(forward, np.ufunc):
+        assert forward.nin == 1, forward
+        return ("self",), (), False
+    code = forward.__code__
+    variadic = bool(code.co_flags & 0x04)
+    count, keywords = code.co_argcount, code.co_kwonlyargcount
+    inputs = code.co_varnames[:count] + ((code.co_varnames[count + keywords],) if variadic else ())
+    return inputs, code.co_varnames[count:count + keywords], variadic
 
 
 # ---------------------------------------------------------------------------------------
@@ -170,12 +180,12 @@ addmm = Op("AddmmBackward0",
 
 # ---------------------------------------------------------------------------------------
 # elementwise
-exp = Op("ExpBackward0", lambda self: np.exp(self),
+exp = Op("ExpBackward0", np.exp,
          self=lambda grad, result: grad * result)
-log = Op("LogBackward0", lambda self: np.log(self), self=lambda grad, self: grad / self)
-sin = Op("SinBackward0", lambda self: np.sin(self), self=lambda grad, self: grad * F.cos(self))
-cos = Op("CosBackward0", lambda self: np.cos(self), self=lambda grad, self: grad * -F.sin(self))
-tanh = Op("TanhBackward0", lambda self: np.tanh(self), self=lambda grad, result: grad * (1 - result * result))
+log = Op("LogBackward0", np.log, self=lambda grad, self: grad / self)
+sin = Op("SinBackward0", np.sin, self=lambda grad, self: grad * F.cos(self))
+cos = Op("CosBackward0", np.cos, self=lambda grad, self: grad * -F.sin(self))
+tanh = Op("TanhBackward0", np.tanh, self=lambda grad, result: grad * (1 - result * result))
 sigmoid = Op("SigmoidBackward0", lambda self: K.sigmoid_array(self),
              self=lambda grad, result: grad * (result * (1 - result)))
 relu = Op("ReluBackward0", lambda self: np.maximum(self, 0).astype(self.dtype, copy=False),
@@ -187,8 +197,8 @@ threshold_backward = Op("ThresholdBackwardBackward0",
                             self <= threshold, 0, grad_output).astype(grad_output.dtype, copy=False),
                         grad_output=lambda grad, self, threshold: F.threshold_backward(grad, self, threshold),
                         self=lambda grad: F.zeros_like(grad))
-sqrt = Op("SqrtBackward0", lambda self: np.sqrt(self), self=lambda grad, result: grad / (2 * result))
-abs = Op("AbsBackward0", lambda self: np.abs(self), self=lambda grad, self: grad * F.sgn(self))  # noqa: A001
+sqrt = Op("SqrtBackward0", np.sqrt, self=lambda grad, result: grad / (2 * result))
+abs = Op("AbsBackward0", np.abs, self=lambda grad, self: grad * F.sgn(self))  # noqa: A001
 clamp = Op("ClampBackward1", lambda self, *, min, max: K.clamp_array(self, min, max),
            self=lambda grad, self, min, max: F.where(F.clamp_mask(self, min, max), grad, 0.0))
 # Tensor bounds are differentiable: a bound gets the gradient where it was the value taken.
@@ -342,25 +352,25 @@ index_put = Op("IndexPutBackward0", lambda self, values, *, indices: K.index_put
 # ---------------------------------------------------------------------------------------
 # more elementwise math (issue 3): rounding ops have zero gradient, as in PyTorch
 _zero_grad = lambda grad: F.zeros_like(grad)  # noqa: E731
-log1p = Op("Log1PBackward0", lambda self: np.log1p(self), self=lambda grad, self: grad / (self + 1))
-expm1 = Op("Expm1Backward0", lambda self: np.expm1(self), self=lambda grad, result: grad * (result + 1))
+log1p = Op("Log1PBackward0", np.log1p, self=lambda grad, self: grad / (self + 1))
+expm1 = Op("Expm1Backward0", np.expm1, self=lambda grad, result: grad * (result + 1))
 rsqrt = Op("RsqrtBackward0", lambda self: K.rsqrt_array(self), self=lambda grad, result: grad * (result.pow(3) * -0.5))
-floor = Op("FloorBackward0", lambda self: np.floor(self), self=_zero_grad)
-ceil = Op("CeilBackward0", lambda self: np.ceil(self), self=_zero_grad)
+floor = Op("FloorBackward0", np.floor, self=_zero_grad)
+ceil = Op("CeilBackward0", np.ceil, self=_zero_grad)
 round = Op("RoundBackward0", lambda self: np.round(self), self=_zero_grad)  # noqa: A001
 round_decimals = Op("RoundBackward1", lambda self, *, decimals: np.round(self, decimals), self=_zero_grad)
-trunc = Op("TruncBackward0", lambda self: np.trunc(self), self=_zero_grad)
-sign = Op("SignBackward0", lambda self: np.sign(self), self=_zero_grad)
-sgn = Op("SgnBackward0", lambda self: np.sign(self), self=_zero_grad)
+trunc = Op("TruncBackward0", np.trunc, self=_zero_grad)
+sign = Op("SignBackward0", np.sign, self=_zero_grad)
+sgn = Op("SgnBackward0", np.sign, self=_zero_grad)
 frac = Op("FracBackward0", lambda self: self - np.trunc(self), self=lambda grad: grad)
-tan = Op("TanBackward0", lambda self: np.tan(self), self=lambda grad, result: grad * (1 + result * result))
-asin = Op("AsinBackward0", lambda self: np.arcsin(self), self=lambda grad, self: grad * (1 - self * self).rsqrt())
-acos = Op("AcosBackward0", lambda self: np.arccos(self), self=lambda grad, self: -grad * (1 - self * self).rsqrt())
-atan = Op("AtanBackward0", lambda self: np.arctan(self), self=lambda grad, self: grad / (1 + self * self))
-sinh = Op("SinhBackward0", lambda self: np.sinh(self), self=lambda grad, self: grad * self.cosh())
-cosh = Op("CoshBackward0", lambda self: np.cosh(self), self=lambda grad, self: grad * self.sinh())
-log2 = Op("Log2Backward0", lambda self: np.log2(self), self=lambda grad, self: grad / (self * 0.6931471805599453))
-log10 = Op("Log10Backward0", lambda self: np.log10(self), self=lambda grad, self: grad / (self * 2.302585092994046))
+tan = Op("TanBackward0", np.tan, self=lambda grad, result: grad * (1 + result * result))
+asin = Op("AsinBackward0", np.arcsin, self=lambda grad, self: grad * (1 - self * self).rsqrt())
+acos = Op("AcosBackward0", np.arccos, self=lambda grad, self: -grad * (1 - self * self).rsqrt())
+atan = Op("AtanBackward0", np.arctan, self=lambda grad, self: grad / (1 + self * self))
+sinh = Op("SinhBackward0", np.sinh, self=lambda grad, self: grad * self.cosh())
+cosh = Op("CoshBackward0", np.cosh, self=lambda grad, self: grad * self.sinh())
+log2 = Op("Log2Backward0", np.log2, self=lambda grad, self: grad / (self * 0.6931471805599453))
+log10 = Op("Log10Backward0", np.log10, self=lambda grad, self: grad / (self * 2.302585092994046))
 erf = Op("ErfBackward0", lambda self: K.erf_array(self),
          self=lambda grad, self: grad * ((-self * self).exp() * 1.1283791670955126))
 # At (0, 0) PyTorch gives a zero gradient rather than 0/0.
@@ -562,7 +572,7 @@ scatter_value = Op("ScatterBackward1", lambda self, *, dim, index, value: K.scat
 scatter_add = Op("ScatterAddBackward0", lambda self, src, *, dim, index: K.scatter_add_array(self, dim, index, src),
                  self=lambda grad: grad,
                  src=lambda grad, dim, index: F.gather(grad, dim, F.from_numpy(index)))
-exp2 = Op("Exp2Backward0", lambda self: np.exp2(self), self=lambda grad, result: grad * (result * 0.6931471805599453))
+exp2 = Op("Exp2Backward0", np.exp2, self=lambda grad, result: grad * (result * 0.6931471805599453))
 logit = Op("LogitBackward0", lambda self, *, eps: K.logit_array(self, eps),
            self=lambda grad, self, eps: F.logit_backward(grad, self, eps))
 xlogy = Op("XlogyBackward0", lambda self, other: K.xlogy_array(self, other), promotes=True,
