@@ -156,7 +156,13 @@ def apply_unary(op, x):
     sig = (op, _NEEDS_1[True], (nr,) if nr else _ZEROS[1], ((data.shape, data.dtype),), ((out.shape, out.dtype),),
            site)
     node._sig = _SIGS.get(sig) or shared_sig(sig)
-    node._saved = _save(op, (x,), None, (result,), _NEEDS_1[True]) if op.save_plan_used else None
+    if op.save_plan_used:  # _save() for one tensor input and no options
+        saved = {}
+        for name, position, result_index in op.plans.get(_NEEDS_1[True]) or _plan_for(op, _NEEDS_1[True]):
+            saved[name] = _saved_input(x) if position >= 0 else _saved_output(result)
+        node._saved = saved
+    else:
+        node._saved = None
     return result
 
 
@@ -222,7 +228,17 @@ def apply_binary(op, a, b, params):
     sig = (op, needs, (nr_a, nr_b) if nr_a or nr_b else _ZEROS[2], ((first.shape, first.dtype), meta_b),
            ((out.shape, dtype),), site)
     node._sig = _SIGS.get(sig) or shared_sig(sig)
-    node._saved = _save(op, (a, b), params, (result,), needs) if op.save_plan_used else (params or None)
+    if op.save_plan_used and not params:  # _save() for two inputs and no options
+        saved = {}
+        for name, position, result_index in op.plans.get(needs) or _plan_for(op, needs):
+            if position < 0:
+                saved[name] = _saved_output(result)
+            else:
+                value = (a, b)[position]
+                saved[name] = _saved_input(value) if type(value) is Tensor else value
+        node._saved = saved
+    else:
+        node._saved = _save(op, (a, b), params, (result,), needs) if op.save_plan_used else (params or None)
     return result
 
 
