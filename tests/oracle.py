@@ -1419,3 +1419,55 @@ def run_scripts_fresh(groups):
             key = tuple(key) if isinstance(key, list) else key
             results[key] = (tuple(e) if e else None, [tuple(w) for w in ws], so)
     return results
+
+
+# ---------------------------------------------------------------------------------------
+# saved slots: the _saved_* names of every node, as PyTorch names them
+
+# Where our nodes knowingly differ. PyTorch keeps the sizes and strides of matmul operands
+# (``*_sym_sizes``/``*_sym_strides``, for symbolic shapes) that no gradviz formula needs;
+# our max/min(dim) read their indices as the op's second result (``result1``, PyTorch's
+# ``indices``); cat keeps its inputs' sizes under a name PyTorch does not expose; sgn of a
+# real tensor has a zero gradient, so we keep neither its input nor its result.
+SAVED_ONLY_IN_TORCH = {"MaxBackward0": {"indices"}, "MinBackward0": {"indices"}, "SgnBackward0": {"self", "result"}}
+SAVED_ONLY_IN_GRADVIZ = {"CatBackward0": {"sizes"}, "MaxBackward0": {"result1"}, "MinBackward0": {"result1"}}
+
+
+def saved_names(T, node):
+    """The names a node answers as ``_saved_<name>``: PyTorch lists them in dir(), gradviz
+    in saved_items() plus the slots its formulas declare but did not need this time."""
+    if T is gv:
+        op = node._op
+        return {k for k, _ in node.saved_items()} | (set(op.saved_names) if op is not None else set())
+    return {a[len("_saved_"):] for a in dir(node) if a.startswith("_saved_")}
+
+
+def _nodes(T, root):
+    """Nodes reachable from ``root`` in next_functions order (as graph_signature numbers them)."""
+    order, seen = [root], {id(root)}
+    for n in order:
+        for nxt, _ in n.next_functions:
+            if nxt is not None and id(nxt) not in seen:
+                seen.add(id(nxt))
+                order.append(nxt)
+    return order
+
+
+def check_saved_names(case):
+    __tracebackhide__ = True
+    ro, rt = run_pair(case)
+    if rt.err is not None or ro.err is not None:
+        return
+    diffs = []
+    for (p, a), (_, b) in zip(ro.leaves, rt.leaves):
+        if not (is_tensor(gv, a) and is_tensor(rt.T, b)) or a.grad_fn is None or b.grad_fn is None:
+            continue
+        for ours, theirs in zip(_nodes(gv, a.grad_fn), _nodes(rt.T, b.grad_fn)):
+            name = type(theirs).__name__
+            mine, torch_names = saved_names(gv, ours), saved_names(rt.T, theirs)
+            extra = mine - torch_names - SAVED_ONLY_IN_GRADVIZ.get(name, set())
+            missing = {m for m in torch_names - mine - SAVED_ONLY_IN_TORCH.get(name, set())
+                       if not (name in ("MmBackward0", "AddmmBackward0") and m.endswith(("_sym_sizes", "_sym_strides")))}
+            if extra or missing:
+                diffs.append(f"{p}: {name} saves {sorted(mine)}, PyTorch {sorted(torch_names)}")
+    assert_no_diffs(diffs, f"{case.name}: saved names")

@@ -49,3 +49,8 @@ def test_double_backward_const_upstream(case):
     Hessian / gradient-penalty pattern): the first-order grads must require grad
     exactly when torch's do."""
     oracle.check_double_backward(case, upstream_rg=False)
+
+
+@pytest.mark.parametrize("case", oracle.OP_CASES, ids=IDS)
+def test_saved_names(case):
+    oracle.check_saved_names(case)

@@ -7,7 +7,9 @@ Each entry says, in one place, what PyTorch's derivatives.yaml says for the op:
 
 A formula's parameter names say what it reads, and so what the node saves:
 ``grad`` (or ``grads`` for multi-output ops), input names (``self``, ``other``),
-``result`` (the output), and the op's options (``dim``, ``keepdim``, ...). Formulas are
+``result`` (the output), and the op's options (``dim``, ``keepdim``, ...). Options no
+formula reads only steer the forward and are not kept, as in PyTorch (``sum``'s ``dtype``);
+``keeps=`` names the few PyTorch saves anyway (conv's ``transposed``). Formulas are
 written with engine tensor ops, so with create_graph=True they build a graph themselves
 (double backward for free). Broadcasting is undone by the engine, not here.
 """
@@ -37,10 +39,11 @@ def node_class(name):
 
 class Op:
     __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
-                 "saved_names", "view", "promotes", "arithmetic", "multi_output", "variadic", "save_plan", "save_plan_used", "plans", "positions", "raw", "special")
+                 "saved_names", "unread_options", "view", "promotes", "arithmetic", "multi_output", "variadic",
+                 "save_plan", "save_plan_used", "plans", "positions", "raw", "special")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, arithmetic=False, multi_output=False,
-                 **formulas):
+                 keeps=(), **formulas):
         inputs, options, self.variadic = _signature(forward)
         self.node_name = node_name
         self.node_class = node_class(node_name)
@@ -51,7 +54,11 @@ class Op:
         self.formula_args = tuple(f.__code__.co_varnames[1:f.__code__.co_argcount] for f in self.formulas)
         if self.variadic:
             self.input_index = {}
-        self.saved_names = frozenset(a for args in self.formula_args for a in args) | frozenset(options)
+        # A node keeps what its formulas read, as PyTorch's do: the inputs and outputs named in
+        # them and those options; other options only steer the forward (sum's dtype, view's size).
+        # ``keeps`` names options PyTorch saves although our formula does without them.
+        self.saved_names = frozenset(a for args in self.formula_args for a in args) | frozenset(keeps)
+        self.unread_options = frozenset(options) - self.saved_names
         # Per differentiable input: the (slot, input position, output index) its formula reads,
         # in declaration order so saved slots list the same way on every run.
         self.save_plan = tuple(
@@ -156,7 +163,10 @@ pow_tensor = Op("PowBackward1", lambda self, exponent: K.power_arrays(self, expo
                 self=lambda grad, self, exponent: grad * (exponent * self.pow(exponent - 1)),
                 exponent=lambda grad, self, result: grad * F.where(self == 0, 0.0, result * self.log()))
 pow_scalar_base = Op("PowBackward2", lambda self, exponent: K.power_arrays(self, exponent), promotes=True,
-                     exponent=lambda grad, self, result: grad * (result * float(np.log(self))))
+                     # PyTorch's pow_backward_exponent: 0 ** x has gradient 0 where x >= 0
+                     exponent=lambda grad, self, exponent, result: grad * (
+                         F.where(exponent >= 0, 0.0, result * float(np.log(self))) if self == 0
+                         else result * float(np.log(self))))
 
 # ---------------------------------------------------------------------------------------
 # linear algebra
@@ -220,8 +230,9 @@ clamp_max_tensor = Op("ClampMaxBackward1", lambda self, max: K.clamp_array(self,
 # whether a reshape can be a view.
 clone = Op("CloneBackward0", lambda self, *, memory_format: np.array(
     self, copy=True, order="C" if memory_format == "contiguous" else "K"), self=lambda grad: grad)
-to_copy = Op("ToCopyBackward0", lambda self, *, dtype: self.astype(dtype.np),
-             self=lambda grad, self: grad.to(self.dtype))
+to_copy = Op("ToCopyBackward0", lambda self, *, dtype: (  # complex to real keeps the real part, without numpy's warning
+    self.real if self.dtype.kind == "c" and dtype.np.kind != "c" else self).astype(dtype.np),
+             self=lambda grad: grad)  # the engine casts it back to the input's dtype; nothing is saved
 
 # ---------------------------------------------------------------------------------------
 # reductions
@@ -239,8 +250,9 @@ mean_all = Op("MeanBackward0", lambda self, *, self_sym_sizes, self_sym_numel, d
 mean_dim = Op("MeanBackward1",
               lambda self, *, dim, keepdim, self_sym_sizes, self_sym_numel, dtype: np.asarray(
                   K.cast(self, dtype).mean(axis=dim, keepdims=keepdim, dtype=K.cast(self, dtype).dtype)),
-              self=lambda grad, dim, keepdim, self_sym_sizes: (
-                  _sum_to_dims(grad, dim, keepdim, self_sym_sizes) / _reduced_count(self_sym_sizes, dim)))
+              self=lambda grad, dim, keepdim, self_sym_sizes, self_sym_numel: (  # PyTorch's mean_backward
+                  _sum_to_dims(grad, dim, keepdim, self_sym_sizes) / (_reduced_count(self_sym_sizes, dim) if dim
+                                                                      else self_sym_numel)))
 max_all = Op("MaxBackward1", lambda self: np.asarray(self.max()), self=_where_selected)
 min_all = Op("MinBackward1", lambda self: np.asarray(self.min()), self=_where_selected)
 max_dim = Op("MaxBackward0", lambda self, *, dim, keepdim, self_sym_sizes: K.extreme_dim(np.argmax, self, dim, keepdim),
@@ -271,10 +283,10 @@ squeeze_all = Op("SqueezeBackward0", lambda self, *, self_sym_sizes: self.reshap
     [s for s in self.shape if s != 1]), view=True,
     self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 squeeze_dims = Op("SqueezeBackward2", lambda self, *, dim, self_sym_sizes: np.squeeze(
-    self, tuple(d for d in dim if self.shape[d] == 1)), view=True,
+    self, tuple(d for d in dim if self.shape[d] == 1)), view=True, keeps=("dim",),
     self=lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes))
 squeeze_inplace_dim = Op("SqueezeBackward4", lambda self, *, dim, self_sym_sizes: np.squeeze(self, dim), view=True,
-                         self=lambda grad, dim: grad.unsqueeze(dim))
+                         keeps=("self_sym_sizes",), self=lambda grad, dim: grad.unsqueeze(dim))
 squeeze_dim = Op("SqueezeBackward1", lambda self, *, dim, self_sym_sizes: (
     np.squeeze(self, dim) if self.shape[dim] == 1 else self[...]), view=True,
     self=lambda grad, dim, self_sym_sizes: grad.unsqueeze(dim) if self_sym_sizes[dim] == 1 else grad)
@@ -295,7 +307,7 @@ index = Op("IndexBackward0", lambda self, *, indices, self_sym_sizes: self[indic
 # The backward of indexing, differentiable again (its gradient is indexing).
 index_put_zeros = Op("IndexPutBackward0", lambda grad, *, sizes, indices, accumulate: K.scatter_into_zeros(
     grad, sizes, indices, accumulate),
-    grad=lambda grad, indices: grad[indices])
+    grad=lambda grad, indices: grad[indices], keeps=('accumulate', 'sizes'))
 
 from . import _functions as F  # noqa: E402  (formulas resolve F at backward time)
 
@@ -313,7 +325,7 @@ minimum = Op("MinimumBackward0", lambda self, other: np.minimum(self, other), pr
 gather = Op("GatherBackward0", lambda self, *, dim, index, self_sym_sizes: np.take_along_axis(self, index, axis=dim),
             self=lambda grad, self_sym_sizes, dim, index: F.scatter_into_zeros(grad, self_sym_sizes, dim, index))
 scatter_zeros = Op("ScatterBackward0", lambda grad, *, sizes, dim, index: K.scatter_dim_into_zeros(grad, sizes, dim, index),
-                   grad=lambda grad, dim, index: F.gather(grad, dim, F.from_numpy(index)))
+                   grad=lambda grad, dim, index: F.gather(grad, dim, F.from_numpy(index)), keeps=("sizes",))
 masked_fill = Op("MaskedFillBackward0", lambda self, *, mask, value: np.where(mask, value, self).astype(self.dtype),
                  self=lambda grad, mask: F.masked_fill(grad, mask, 0.0))
 # A 0-dim tensor value is differentiable: it receives the gradient of every filled place.
@@ -344,7 +356,7 @@ as_strided = Op("AsStridedBackward0", lambda self, *, chain, self_sym_sizes: _re
                 self=lambda grad, chain, self_sym_sizes: F.embed_view(grad, self_sym_sizes, chain))
 as_strided_scatter = Op("AsStridedScatterBackward0",
                         lambda grad, *, chain, sizes: K.embed_view_array(grad, sizes, chain, _replay),
-                        grad=lambda grad, chain: F.replay_view(grad, chain))
+                        grad=lambda grad, chain: F.replay_view(grad, chain), keeps=("sizes",))
 index_put = Op("IndexPutBackward0", lambda self, values, *, indices: K.index_put_array(self, values, indices),
                self=lambda grad, indices: F.masked_fill(grad, K.index_mask(grad.shape, indices), 0.0),
                values=lambda grad, indices: grad[indices])
@@ -418,11 +430,11 @@ cat = Op("CatBackward0", lambda *tensors, dim, sizes: np.concatenate(tensors, ax
 stack = Op("StackBackward0", lambda *tensors, dim: np.stack(tensors, axis=dim),
            tensors=lambda grad, dim: grad.unbind(dim))
 split = Op("SplitBackward0", lambda self, *, split_size, dim, self_sym_sizes: K.split_array(self, split_size, dim),
-           view=True, multi_output=True,
+           view=True, multi_output=True, keeps=("split_size", "self_sym_sizes"),
            self=lambda grads, dim: F.cat(grads, dim))
 split_with_sizes = Op("SplitWithSizesBackward0",
                       lambda self, *, split_sizes, dim, self_sym_sizes: K.split_array(self, split_sizes, dim),
-                      view=True, multi_output=True,
+                      view=True, multi_output=True, keeps=("split_sizes", "self_sym_sizes"),
                       self=lambda grads, dim: F.cat(grads, dim))
 unbind = Op("UnbindBackward0", lambda self, *, dim: tuple(np.moveaxis(self, dim, 0)), view=True, multi_output=True,
             self=lambda grads, dim: F.stack(grads, dim))
@@ -463,8 +475,11 @@ addcdiv = Op("AddcdivBackward0", lambda self, tensor1, tensor2, *, value: self +
              tensor2=lambda grad, tensor1, tensor2, value: -grad * value * tensor1 / (tensor2 * tensor2))
 div_rounding = Op("DivBackward2", lambda self, other, *, rounding_mode: K.rounded_divide(self, other, rounding_mode),
                   promotes=True,
-                  self=lambda grad: F.zeros_like(grad),
-                  other=lambda grad, other: F.zeros_like(grad * other))
+                  # PyTorch's div_tensor_{self,other}_backward: zero once the quotient is rounded
+                  self=lambda grad, other, rounding_mode: (
+                      grad / other if rounding_mode is None else F.zeros_like(grad / other)),
+                  other=lambda grad, self, other, rounding_mode: (
+                      -grad * self / (other * other) if rounding_mode is None else F.zeros_like(grad * other)))
 remainder = Op("RemainderBackward0", lambda self, *, other: K.remainder(self, other), self=lambda grad: grad)
 remainder_tensor = Op("RemainderBackward1", lambda self, other: K.remainder(self, other), promotes=True,
                       self=lambda grad: grad,
@@ -499,7 +514,7 @@ zeta = Op("SpecialZetaBackward0", lambda self, other: KS.zeta_array(self, other)
 zeta_scalar_self = Op("SpecialZetaBackward1", lambda other, *, self: KS.zeta_array(self, other),
                       other=lambda grad, self, other: grad * -self * F.zeta(self + 1.0, other))
 zeta_scalar_other = Op("SpecialZetaBackward2", lambda self, *, other: KS.zeta_array(self, other),
-                       self=lambda grad: F.derivative_not_implemented("zeta"))
+                       self=lambda grad: F.derivative_not_implemented("zeta"), keeps=("other",))
 lerp_tensor = Op("LerpBackward1", lambda self, end, weight: self + weight * (end - self), promotes=True,
                  self=lambda grad, weight: grad * (1 - weight),
                  end=lambda grad, weight: grad * weight,
@@ -557,7 +572,8 @@ diag_copy = Op("DiagonalBackward0_copy",
 diagonal_backward = Op("DiagonalBackwardBackward0",
                        lambda grad_output, *, sizes, offset, dim1, dim2: K.diagonal_into_zeros(
                            grad_output, sizes, offset, dim1, dim2),
-                       grad_output=lambda grad, offset, dim1, dim2: F.diagonal(grad, offset, dim1, dim2))
+                       grad_output=lambda grad, offset, dim1, dim2: F.diagonal(grad, offset, dim1, dim2),
+                       keeps=("sizes",))
 diag_embed = Op("DiagEmbedBackward0", lambda self, *, offset, dim1, dim2: K.diag_embed_array(self, offset, dim1, dim2),
                 self=lambda grad, offset, dim1, dim2: F.diagonal(grad, offset, dim1, dim2))
 index_add = Op("IndexAddBackward0", lambda self, source, *, dim, index, alpha: K.index_add_array(

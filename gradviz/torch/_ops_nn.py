@@ -64,7 +64,8 @@ convolution = Op(
         grad, weight, input.shape, stride, padding, dilation, groups),
     weight=lambda grad, input, weight, stride, padding, dilation, groups: _conv_weight_grad(
         input, grad, weight.shape, stride, padding, dilation, groups),
-    bias=lambda grad: grad.sum([0] + list(range(2, grad.dim()))))
+    bias=lambda grad: grad.sum([0] + list(range(2, grad.dim()))),
+    keeps=("bias_sym_sizes_opt", "output_padding", "transposed"))
 
 conv_input_backward = Op(
     "ConvolutionBackwardBackward0",
@@ -73,7 +74,7 @@ conv_input_backward = Op(
     grad_output=lambda grad, weight, stride, padding, dilation, groups: conv(
         grad, weight, None, stride, padding, dilation, groups),
     weight=lambda grad, grad_output, weight, stride, padding, dilation, groups: _conv_weight_grad(
-        grad, grad_output, weight.shape, stride, padding, dilation, groups))
+        grad, grad_output, weight.shape, stride, padding, dilation, groups), keeps=("input_sizes",))
 
 conv_weight_backward = Op(
     "ConvolutionBackwardBackward0",
@@ -82,7 +83,7 @@ conv_weight_backward = Op(
     input=lambda grad, input, grad_output, stride, padding, dilation, groups: _conv_input_grad(
         grad_output, grad, input.shape, stride, padding, dilation, groups),
     grad_output=lambda grad, input, stride, padding, dilation, groups: conv(
-        input, grad, None, stride, padding, dilation, groups))
+        input, grad, None, stride, padding, dilation, groups), keeps=("weight_sizes",))
 
 # ---------------------------------------------------------------------------------------
 # pooling
@@ -92,14 +93,15 @@ max_pool2d = Op(
         KN.max_pool2d, self, kernel_size, stride or kernel_size, padding, dilation, ceil_mode),
     multi_output=True,
     self=lambda grads, self, result1: _apply(max_pool2d_backward, (grads[0],), indices=result1._data,
-                                             input_sizes=tuple(self.shape)))
+                                             input_sizes=tuple(self.shape)),
+    keeps=("ceil_mode", "dilation", "kernel_size", "padding", "stride"))
 
 max_pool2d_backward = Op(
     "MaxPool2DWithIndicesBackwardBackward0",
     lambda grad_output, *, indices, input_sizes: KN.batched(KN.max_pool2d_scatter, grad_output, indices, input_sizes),
     # The adjoint of scattering to the argmax positions is gathering from them.
     grad_output=lambda grad, indices: _F().gather(grad.flatten(-2), -1, _const(indices).flatten(-2)).view(
-        indices.shape))
+        indices.shape), keeps=("input_sizes",))
 
 avg_pool2d = Op(
     "AvgPool2DBackward0",
@@ -118,11 +120,12 @@ avg_pool2d_backward = Op(
                                  stride or kernel_size, padding, ceil_mode, count_include_pad, divisor_override),
     grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: _apply(
         avg_pool2d, (grad,), kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
-        count_include_pad=count_include_pad, divisor_override=divisor_override))
+        count_include_pad=count_include_pad, divisor_override=divisor_override), keeps=("input_sizes",))
 
 adaptive_avg_pool2d = Op(
     "AdaptiveAvgPool2DBackward0", lambda self, *, output_size: KN.adaptive_avg_pool2d(self, output_size),
-    self=lambda grad, self: _apply(adaptive_avg_pool2d_backward, (grad,), input_sizes=tuple(self.shape)))
+    self=lambda grad, self: _apply(adaptive_avg_pool2d_backward, (grad,), input_sizes=tuple(self.shape)),
+    keeps=("output_size",))
 
 adaptive_avg_pool2d_backward = Op(
     "AdaptiveAvgPool2DBackwardBackward0",
@@ -132,7 +135,7 @@ adaptive_avg_pool2d_backward = Op(
 # Padding's gradient is the opposite padding (a crop), the same op again, as in PyTorch.
 constant_pad_nd = Op(
     "ConstantPadNdBackward0", lambda self, *, pad, value: KN.constant_pad(self, pad, value),
-    self=lambda grad, pad: _apply(constant_pad_nd, (grad,), pad=tuple(-p for p in pad), value=0.0))
+    self=lambda grad, pad: _apply(constant_pad_nd, (grad,), pad=tuple(-p for p in pad), value=0.0), keeps=("value",))
 
 # ---------------------------------------------------------------------------------------
 # embedding
@@ -142,7 +145,7 @@ embedding = Op(
         weight, indices, axis=0),
     weight=lambda grad, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq: _apply(
         embedding_dense_backward, (grad,), indices=indices._data, num_weights=weight_sym_argsize_0,
-        padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq))
+        padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq), keeps=("sparse",))
 
 embedding_dense_backward = Op(
     "EmbeddingDenseBackwardBackward0",
@@ -151,7 +154,7 @@ embedding_dense_backward = Op(
     grad_output=lambda grad, indices, padding_idx, scale_grad_by_freq: _apply(
         embedding, (grad, _const(indices)), padding_idx=-1, scale_grad_by_freq=False, sparse=False,
         weight_sym_argsize_0=grad.shape[0]) * _const(KN.embedding_row_scale(indices, padding_idx, scale_grad_by_freq,
-                                                                            grad.dtype)))
+                                                                            grad.dtype)), keeps=("num_weights",))
 
 
 # ---------------------------------------------------------------------------------------
@@ -225,7 +228,7 @@ batch_norm = Op(
         grads, input, weight, running_var, training, eps),
     weight=lambda grads, input, running_mean, running_var, training, eps, result1, result2: _bn_weight(
         grads, input, running_mean, running_var, training, eps),
-    bias=lambda grads: grads[0].sum(_bn_dims(grads[0])))
+    bias=lambda grads: grads[0].sum(_bn_dims(grads[0])), keeps=("momentum",))
 
 # ---------------------------------------------------------------------------------------
 # softmax family
@@ -443,7 +446,7 @@ unsafe_split = Op(
     "UnsafeSplitBackward0",
     lambda self, *, split_size, dim: tuple(a.copy() for a in K.split_array(self, split_size, dim)),
     multi_output=True,
-    self=lambda grads, dim: _F().cat(grads, dim))
+    self=lambda grads, dim: _F().cat(grads, dim), keeps=("split_size",))
 
 # C++ composites multiply and divide by Python scalars through the Scalar overloads.
 mul_scalar = Op("MulBackward1", lambda self, *, other: (self * other).astype(self.dtype, copy=False),

@@ -546,6 +546,8 @@ def _raw_outputs(node, formulas, grad):
                 raise _errors.wrong_grad_shape(node.name(), len(outputs), result.shape, shape)
             result = K.sum_to_shape(result, shape)
         if result.dtype != dtype:
+            if result.dtype.kind == "c" and dtype.kind != "c":
+                result = result.real  # a real input's gradient is the real part, as in PyTorch
             result = result.astype(dtype)
         outputs.append(result)
     return outputs

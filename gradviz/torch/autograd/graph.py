@@ -206,6 +206,8 @@ def apply_binary(op, a, b, params):
     node = _new(op.node_class)
     node._sequence_nr = next(_SEQUENCE)
     node._freed_by = None
+    if op.unread_options and params:
+        params = kept_options(op, params)
     fn_a = a._grad_fn
     if fn_a is None and a._requires_grad:
         fn_a = accumulator_of(a)
@@ -314,6 +316,8 @@ def record(op, inputs, params, outputs, node=None):
         node = _new(op.node_class)
         node._sequence_nr = next(_SEQUENCE)
         node._freed_by = None
+    if op.unread_options and params:
+        params = kept_options(op, params)
     positions = range(len(inputs)) if op.variadic else op.positions
     count = len(positions)
     x = inputs[positions[0]] if count else None
@@ -369,6 +373,11 @@ def record(op, inputs, params, outputs, node=None):
         for listener in LISTENERS:
             listener.on_node(node, inputs, outputs)
     return node
+
+
+def kept_options(op, params):
+    """The options a node of ``op`` keeps: those its formulas read."""
+    return {name: value for name, value in params.items() if name not in op.unread_options}
 
 
 def _plain(x):
