@@ -287,3 +287,43 @@ def test_fast_path_defers_to_listeners_and_saved_tensor_hooks():
     assert len(packed) == 3  # sin's self, mul's self and other
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.cos([0.3, 0.4]) * [0.3, 0.4] + np.sin([0.3, 0.4]))
+
+
+class _Pair(T.autograd.Function):
+    """Two float outputs from one node: the second has output_nr 1."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 1.0, x * 2.0
+
+    @staticmethod
+    def backward(ctx, first, second):
+        return first + 2.0 * second
+
+
+def test_facts_reused_from_the_ops_last_node_only_when_every_field_matches():
+    """apply_unary/_binary reuse the op's last node's facts when op, site, shapes, dtypes,
+    output numbers and needs all match; any difference gives the node its own."""
+    small, big = leaf([0.1, 0.2]), leaf([0.1, 0.2, 0.3])
+    single = T.tensor([0.5, 0.25], dtype=T.float32, requires_grad=True)
+    first, second = _Pair.apply(leaf([1.0, 2.0]))
+    nodes = []
+    for t in (small, big, small, single, second, first):
+        nodes.append(T.tanh(t).grad_fn)
+    nodes.append(T.tanh(small).grad_fn)  # another line
+    assert [n._input_meta[0][0] for n in nodes] == [(2,), (3,), (2,), (2,), (2,), (2,), (2,)]
+    assert nodes[3]._output_meta[0][1] == np.float32 and nodes[0]._output_meta[0][1] == np.float64
+    assert nodes[4]._nrs == (1,) and nodes[5]._nrs == (0,)
+    assert nodes[0]._sig is nodes[2]._sig and nodes[0]._sig is not nodes[3]._sig
+    assert nodes[6]._site[1] == nodes[0]._site[1] + 1 and nodes[6]._sig is not nodes[0]._sig
+    products = [(small * other).grad_fn for other in (small, 2.0, T.tensor([1.0, 1.0]), small)]
+    assert [p._needs for p in products] == [(True, True), (True, False), (True, False), (True, True)]
+    assert products[1]._input_meta[1] is None and products[0]._sig is products[3]._sig
+    one = leaf([3.0])
+    broadcast = [(t * big).grad_fn for t in (one, big)]  # same result shape, different first input
+    assert [n._input_meta[0][0] for n in broadcast] == [(1,), (3,)]
+    scaled = [(t * 2.0).grad_fn for t in (small, big, single, small)]
+    assert [(n._input_meta[0], n._output_meta[0]) for n in scaled] == [
+        (((2,), np.float64),) * 2, (((3,), np.float64),) * 2, (((2,), np.float32),) * 2, (((2,), np.float64),) * 2]
+    (sum(T.tanh(t).sum() for t in (small, big, second)) + sum(p(T.ones(2))[0].sum() for p in products)).backward()
+    np.testing.assert_allclose(big.grad.numpy(), 1 - np.tanh([0.1, 0.2, 0.3]) ** 2)

@@ -153,9 +153,15 @@ def apply_unary(op, x):
     frame = _getframe(2)
     filename = frame.f_code.co_filename
     site = (filename, frame.f_lineno) if _INSIDE.get(filename) is False else creation_site(2)
-    sig = (op, _NEEDS_1[True], (nr,) if nr else _ZEROS[1], ((data.shape, data.dtype),), ((out.shape, out.dtype),),
-           site)
-    node._sig = _SIGS.get(sig) or shared_sig(sig)
+    # The node's facts: most often those of the op's last node (a loop body), checked field by
+    # field, which costs less than building them and looking them up.
+    sig = op.last_sig
+    if (sig is None or sig[5] != site or sig[2][0] != nr or sig[3][0][0] != data.shape or sig[3][0][1] is not data.dtype
+            or sig[4][0][0] != out.shape or sig[4][0][1] is not out.dtype):
+        sig = (op, _NEEDS_1[True], (nr,) if nr else _ZEROS[1], ((data.shape, data.dtype),), ((out.shape, out.dtype),),
+               site)
+        sig = op.last_sig = _SIGS.get(sig) or shared_sig(sig)
+    node._sig = sig
     if op.save_plan_used:  # _save() for one tensor input and no options
         saved = {}
         for name, position, result_index in op.plans.get(_NEEDS_1[True]) or _plan_for(op, _NEEDS_1[True]):
@@ -227,9 +233,14 @@ def apply_binary(op, a, b, params):
     frame = _getframe(2)
     filename = frame.f_code.co_filename
     site = (filename, frame.f_lineno) if _INSIDE.get(filename) is False else creation_site(2)
-    sig = (op, needs, (nr_a, nr_b) if nr_a or nr_b else _ZEROS[2], ((first.shape, first.dtype), meta_b),
-           ((out.shape, dtype),), site)
-    node._sig = _SIGS.get(sig) or shared_sig(sig)
+    sig = op.last_sig  # as in apply_unary
+    if (sig is None or sig[5] != site or sig[1] is not needs or sig[2][0] != nr_a or sig[2][1] != nr_b
+            or sig[3][0][0] != first.shape or sig[3][0][1] is not first.dtype or sig[3][1] != meta_b
+            or sig[4][0][0] != out.shape or sig[4][0][1] is not dtype):
+        sig = (op, needs, (nr_a, nr_b) if nr_a or nr_b else _ZEROS[2], ((first.shape, first.dtype), meta_b),
+               ((out.shape, dtype),), site)
+        sig = op.last_sig = _SIGS.get(sig) or shared_sig(sig)
+    node._sig = sig
     if op.save_plan_used and not params:  # _save() for two inputs and no options
         saved = {}
         for name, position, result_index in op.plans.get(needs) or _plan_for(op, needs):
