@@ -203,3 +203,11 @@ def test_parse_shape_round_trip(dims, sep, parens):
     if parens:
         text = f"({text})"
     assert parse_shape(text or "()") == tuple(dims)
+
+
+def test_syntax_error_after_a_line_continuation_points_inside_the_line():
+    """Python reports column 5 of the 2-character line '\\x' here; the caret stays on it."""
+    with pytest.raises(ExpressionError) as caught:
+        parse("x\\\n\\x")
+    assert (caught.value.line, caught.value.col) == (2, 3)
+    _check_error(caught.value)

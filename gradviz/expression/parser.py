@@ -174,6 +174,9 @@ def parse(text):
             kind, msg = "syntax", f"syntax error: {msg}"
         line = e.lineno if e.lineno and e.lineno <= len(lines) else None
         col = e.offset if line is not None and e.offset else None
+        if col is not None:
+            # After a line continuation Python may count past the end of the line it names.
+            col = min(col, len(lines[line - 1]) + 1)
         end = getattr(e, "end_offset", None)
         end = end if (end and getattr(e, "end_lineno", None) == line and col and end > col) else None
         raise ExpressionError(msg, line=line, col=col, end_col=end, source=source, kind=kind) from None
