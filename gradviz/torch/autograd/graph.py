@@ -459,10 +459,7 @@ _NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
 def _save(op, inputs, params, outputs, needs):
     """Save what the formulas of the inputs that need a gradient will read (params always)."""
     saved = dict(params) if params else {}
-    plan = op.plans.get(needs)
-    if plan is None:
-        plan = op.plans[needs] = _plan_for(op, needs)
-    for name, position, result_index in plan:
+    for name, position, result_index in op.plans.get(needs) or _plan_for(op, needs):
         if name in saved:  # an option of the same name wins, as it always has
             continue
         if position >= 0:
@@ -483,14 +480,16 @@ _saved_output = SavedTensor.of_output
 
 
 def _plan_for(op, needs):
-    """The slots to save, each once, in the formulas' order."""
+    """The slots to save, each once, in the formulas' order; worked out once per needs
+    pattern and kept in ``op.plans``."""
     plan = {}
     for k, need in enumerate(needs):
         if need:
             for name, position, result_index in op.save_plan[0 if op.variadic else k]:
                 if name not in plan and (position >= 0 or result_index >= 0):
                     plan[name] = (name, position, result_index)
-    return tuple(plan.values())
+    plan = op.plans[needs] = tuple(plan.values())
+    return plan
 
 
 # (pack_hook, unpack_hook) pairs of the active torch.autograd.graph.saved_tensors_hooks blocks.
