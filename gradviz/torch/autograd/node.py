@@ -66,7 +66,9 @@ _FREED = {}
 
 
 def freed_number(value):
-    """The FreedSlot of a saved Python number."""
+    """The FreedSlot of a saved Python number (a float, most often: that one is made once)."""
+    if type(value) is float:
+        return _FREED_FLOAT
     return _freed((), _scalar_dtype(value), 0, False)
 
 
@@ -85,7 +87,7 @@ def _scalar_dtype(value):
     return dtype
 
 
-_FREED_FLOAT = FreedSlot((), _scalar_dtype(0.0), 0, False)  # a saved Python float, once released
+_FREED_FLOAT = FreedSlot((), _scalar_dtype(0.0), 0, False)
 
 
 class SavedTensor:
@@ -431,7 +433,7 @@ class Node:
     def _scalar_input(self, key, value):
         """Is this saved value a number given in place of a tensor input (mul(x, 2.0)'s other)?
         Those are kept bare, and wrapped as a SavedScalar only when asked for as a slot."""
-        op = self._op
+        op = self._sig[SIG_OP]
         return op is not None and type(value) is not SavedTensor and type(value) is not FreedSlot and \
             type(value) is not SavedScalar and key in op.input_index
 
@@ -455,8 +457,6 @@ class Node:
             cls = type(value)
             if cls is SavedTensor or cls is SavedScalar:
                 saved[key] = value.freed()
-            elif cls is float and key in self._sig[SIG_OP].input_index:  # the commonest bare number
-                saved[key] = _FREED_FLOAT
             elif self._scalar_input(key, value):
                 saved[key] = freed_number(value)
         self._freed_by = freed_by
