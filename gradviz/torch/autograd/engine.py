@@ -504,19 +504,18 @@ def _run_raw(node, formulas, grad):
 
 def _raw_outputs(node, formulas, grad):
     """The gradients _run_raw gives, as arrays; None when a saved slot has hooks to honour."""
-    saved = node._saved
-    outputs = []
     sig = node._sig
-    input_index = sig[SIG_OP].input_index
-    for formula, need, names, meta in zip(formulas, sig[SIG_NEEDS], sig[SIG_OP].formula_args, sig[SIG_INPUT_META]):
-        if not need:
-            outputs.append(None)
-            continue
-        if not names:
+    op = sig[SIG_OP]
+    needs = sig[SIG_NEEDS]
+    steps = op.raw_steps.get(needs) or _raw_steps(op, formulas, needs)
+    outputs = [None] * len(needs)
+    saved = node._saved
+    for k, formula, reads in steps:
+        if not reads:
             result = formula(grad)
         else:
             values = []
-            for name in names:
+            for name, for_input in reads:
                 value = saved[name]
                 cls = type(value)
                 if cls is SavedTensor:
@@ -530,7 +529,7 @@ def _raw_outputs(node, formulas, grad):
                         value.check(node)  # raises PyTorch's error
                     value = value.data if value.is_output else value.tensor._data
                 elif cls is float:
-                    if name in input_index:  # a number given for a tensor input
+                    if for_input:  # a number given for a tensor input
                         value = K.scalar_as_array(value, grad)
                 elif cls is SavedScalar:
                     value = value.value
@@ -540,17 +539,27 @@ def _raw_outputs(node, formulas, grad):
             result = formula(grad, *values)
         if type(result) is not np.ndarray:
             result = np.asarray(result)
-        shape, dtype = meta
+        shape, dtype = sig[SIG_INPUT_META][k]
         if result.shape != shape:
             if not expandable(shape, result.shape):
-                raise _errors.wrong_grad_shape(node.name(), len(outputs), result.shape, shape)
+                raise _errors.wrong_grad_shape(node.name(), k, result.shape, shape)
             result = K.sum_to_shape(result, shape)
-        if result.dtype != dtype:
+        if result.dtype is not dtype and result.dtype != dtype:
             if result.dtype.kind == "c" and dtype.kind != "c":
                 result = result.real  # a real input's gradient is the real part, as in PyTorch
             result = result.astype(dtype)
-        outputs.append(result)
+        outputs[k] = result
     return outputs
+
+
+def _raw_steps(op, formulas, needs):
+    """What _raw_outputs does for a needs pattern, worked out once: per input that needs a
+    gradient, (its position, its array formula, the slots it reads with whether each names
+    a tensor input). Kept in ``op.raw_steps``."""
+    steps = op.raw_steps[needs] = tuple(
+        (k, formulas[k], tuple((name, name in op.input_index) for name in op.formula_args[k]))
+        for k, need in enumerate(needs) if need)
+    return steps
 
 
 def _fit(grad, meta, node=None, index=0):
