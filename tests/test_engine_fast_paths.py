@@ -233,9 +233,9 @@ def test_chain_through_a_constant_operand_hands_over_and_leaves_the_constant_alo
 
 
 def _line_of(marker):
-    import inspect
-    lines, start = inspect.getsourcelines(_fast_path_calls)
-    return start + next(i for i, line in enumerate(lines) if marker in line)
+    """The line of this file that carries ``# marker``."""
+    with open(__file__) as source:
+        return next(number for number, line in enumerate(source, 1) if "# " + marker in line)
 
 
 def _fast_path_calls(x, y):
@@ -327,3 +327,21 @@ def test_facts_reused_from_the_ops_last_node_only_when_every_field_matches():
         (((2,), np.float64),) * 2, (((3,), np.float64),) * 2, (((2,), np.float32),) * 2, (((2,), np.float64),) * 2]
     (sum(T.tanh(t).sum() for t in (small, big, second)) + sum(p(T.ones(2))[0].sum() for p in products)).backward()
     np.testing.assert_allclose(big.grad.numpy(), 1 - np.tanh([0.1, 0.2, 0.3]) ** 2)
+
+
+def test_fast_path_site_follows_the_calling_instruction():
+    """The site of a fast-path node is reused while calls come from the same instruction of
+    user code; calls from other lines, and through gradviz's own modules, read it anew."""
+    x = leaf([0.1, 0.2])
+    lines = []
+    for _ in range(2):
+        first = T.tanh(x)  # marker: loop first
+        second = T.tanh(x) * 2.0  # marker: loop second
+        lines += [first.grad_fn._site[1], second.grad_fn.next_functions[0][0]._site[1], second.grad_fn._site[1]]
+    first_line, second_line = _line_of("marker: loop first"), _line_of("marker: loop second")
+    assert lines == [first_line, second_line, second_line] * 2
+    module = T.nn.Tanh()
+    through_module = [module(x), module(x)]  # marker: module pair
+    again = module(x)  # marker: module again
+    assert [t.grad_fn._site for t in through_module + [again]] == [
+        (__file__, _line_of("marker: module pair"))] * 2 + [(__file__, _line_of("marker: module again"))]

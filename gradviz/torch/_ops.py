@@ -40,7 +40,7 @@ def node_class(name):
 class Op:
     __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
                  "saved_names", "unread_options", "view", "promotes", "arithmetic", "multi_output", "variadic",
-                 "save_plan", "save_plan_used", "plans", "positions", "raw", "raw_steps", "special", "last_sig")
+                 "save_plan", "save_plan_used", "plans", "positions", "raw", "raw_steps", "special", "last_sig", "last_call")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, arithmetic=False, multi_output=False,
                  keeps=(), **formulas):
@@ -72,6 +72,7 @@ class Op:
         self.raw = Ellipsis  # array versions of the formulas, worked out on first use (autograd/raw.py)
         self.raw_steps = {}  # needs flags -> what the array formulas read (autograd/engine.py fills it)
         self.last_sig = None  # the facts (Node._sig) of the last node apply_unary/_binary made
+        self.last_call = None  # ...and the caller's (code, instruction) when that was its site
         self.view = view
         self.promotes = promotes
         # The kernel is numpy arithmetic, where a Python float operand may come as a 0-d array

@@ -12,7 +12,7 @@ import numpy as np
 from .. import _dtypes, _errors, _kernels
 from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
-from .node import _INSIDE, _SEQUENCE, _SIGS, AccumulateGrad, SavedTensor, creation_site, shared_sig
+from .node import _INSIDE, _SEQUENCE, _SIGS, AccumulateGrad, SavedTensor, creation_site, shared_sig, site_from
 
 _getframe = sys._getframe
 
@@ -150,12 +150,16 @@ def apply_unary(op, x):
     result._grad_fn = node
     result._requires_grad = True
     nr = x._output_nr
-    frame = _getframe(2)
-    filename = frame.f_code.co_filename
-    site = (filename, frame.f_lineno) if _INSIDE.get(filename) is False else creation_site(2)
     # The node's facts: most often those of the op's last node (a loop body), checked field by
-    # field, which costs less than building them and looking them up.
+    # field, which costs less than building them and looking them up. A call from the very
+    # instruction that made that node has its site, without reading the line again.
+    frame = _getframe(2)
     sig = op.last_sig
+    call = op.last_call
+    if call is not None and call[1] == frame.f_lasti and call[0] is frame.f_code:
+        site = sig[5]
+    else:
+        site = _fast_path_site(op, frame)
     if (sig is None or sig[5] != site or sig[2][0] != nr or sig[3][0][0] != data.shape or sig[3][0][1] is not data.dtype
             or sig[4][0][0] != out.shape or sig[4][0][1] is not out.dtype):
         sig = (op, _NEEDS_1[True], (nr,) if nr else _ZEROS[1], ((data.shape, data.dtype),), ((out.shape, out.dtype),),
@@ -230,10 +234,13 @@ def apply_binary(op, a, b, params):
     result._grad_fn = node
     result._requires_grad = True
     needs = _NEEDS_2[fn_a is not None][fn_b is not None]
-    frame = _getframe(2)
-    filename = frame.f_code.co_filename
-    site = (filename, frame.f_lineno) if _INSIDE.get(filename) is False else creation_site(2)
-    sig = op.last_sig  # as in apply_unary
+    frame = _getframe(2)  # the node's facts and site as in apply_unary
+    sig = op.last_sig
+    call = op.last_call
+    if call is not None and call[1] == frame.f_lasti and call[0] is frame.f_code:
+        site = sig[5]
+    else:
+        site = _fast_path_site(op, frame)
     if (sig is None or sig[5] != site or sig[1] is not needs or sig[2][0] != nr_a or sig[2][1] != nr_b
             or sig[3][0][0] != first.shape or sig[3][0][1] is not first.dtype or sig[3][1] != meta_b
             or sig[4][0][0] != out.shape or sig[4][0][1] is not dtype):
@@ -256,6 +263,19 @@ def apply_binary(op, a, b, params):
 
 
 _NO_OPTIONS = {}  # shared by the nodes of ops called without options (nothing writes to it)
+
+
+def _fast_path_site(op, frame):
+    """The creation site of a node apply_unary/apply_binary make for a call from ``frame``.
+    When the site is that frame's own line, the call instruction is kept in ``op.last_call``:
+    the same instruction has the same line, which is then known without reading it."""
+    code = frame.f_code
+    filename = code.co_filename
+    if _INSIDE.get(filename) is False:
+        op.last_call = (code, frame.f_lasti)
+        return (filename, frame.f_lineno)
+    op.last_call = None
+    return site_from(frame)
 
 
 def _node_forward_name(node_name):

@@ -24,7 +24,11 @@ _INSIDE = {}  # filename -> whether it is gradviz's own code (cached: checked fo
 
 def creation_site(depth=2):
     """(filename, line) of the innermost caller outside gradviz's engine."""
-    frame = sys._getframe(depth)
+    return site_from(sys._getframe(depth))
+
+
+def site_from(frame):
+    """(filename, line) of ``frame`` or the innermost frame around it outside gradviz."""
     inside = _INSIDE
     while frame is not None:
         name = frame.f_code.co_filename
