@@ -161,7 +161,7 @@ def apply_unary(op, x):
     else:
         site = _fast_path_site(op, frame)
     if (sig is None or sig[5] != site or sig[2][0] != nr or sig[3][0][0] != data.shape or sig[3][0][1] is not data.dtype
-            or sig[4][0][0] != out.shape or sig[4][0][1] is not out.dtype):
+            or sig[4][0][1] is not out.dtype):  # elementwise: the input's shape is the result's
         sig = (op, _NEEDS_1[True], (nr,) if nr else _ZEROS[1], ((data.shape, data.dtype),), ((out.shape, out.dtype),),
                site)
         sig = op.last_sig = _SIGS.get(sig) or shared_sig(sig)
@@ -243,7 +243,7 @@ def apply_binary(op, a, b, params):
         site = _fast_path_site(op, frame)
     if (sig is None or sig[5] != site or sig[1] is not needs or sig[2][0] != nr_a or sig[2][1] != nr_b
             or sig[3][0][0] != first.shape or sig[3][0][1] is not first.dtype or sig[3][1] != meta_b
-            or sig[4][0][0] != out.shape or sig[4][0][1] is not dtype):
+            or sig[4][0][1] is not dtype):  # the inputs' shapes decide the result's (broadcasting)
         sig = (op, needs, (nr_a, nr_b) if nr_a or nr_b else _ZEROS[2], ((first.shape, first.dtype), meta_b),
                ((out.shape, dtype),), site)
         sig = op.last_sig = _SIGS.get(sig) or shared_sig(sig)
