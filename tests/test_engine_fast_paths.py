@@ -95,6 +95,30 @@ def test_freed_slots_are_shared_yet_each_node_refuses_a_second_pass():
         assert str(err.value) == SECOND_BACKWARD
 
 
+def test_nodes_of_one_loop_line_share_their_freed_slots_only_when_nothing_differs():
+    """Freed nodes of the same facts share one read-only set of freed slots, unless one of
+    them saved a tensor at another version or kept an option (whose value may differ)."""
+    x = leaf([0.1, 0.2])
+    outs, slopes = [], []
+    for k in range(3):
+        base = x * 1.0
+        if k == 2:
+            base.add_(0.0)  # saved below at version 1
+        outs.append(T.sin(base))
+        slopes.append(T.nn.functional.leaky_relu(x * 1.0, 0.1 * (k + 1)))
+    sum(t.sum() for t in outs + slopes).backward()
+    first, second, bumped = (t.grad_fn._saved for t in outs)
+    assert first is second and bumped is not first
+    with pytest.raises(TypeError):
+        first["self"] = None
+    assert dict(outs[2].grad_fn.saved_items())["self"].saved_version == 1
+    assert [t.grad_fn._saved_negative_slope for t in slopes] == pytest.approx([0.1, 0.2, 0.3])
+    for out in outs:
+        with pytest.raises(RuntimeError) as err:
+            out.sum().backward()
+        assert str(err.value) == SECOND_BACKWARD
+
+
 def test_version_counter_is_made_on_first_use_and_shared_with_views():
     x = leaf([1.0, 2.0, 3.0])
     y = x * 1.0

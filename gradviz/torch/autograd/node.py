@@ -6,6 +6,7 @@ version counter, so refcounting alone frees a graph (no cycles for the GC to wal
 import itertools
 import sys
 import os
+from types import MappingProxyType
 
 from .. import _errors
 
@@ -305,6 +306,8 @@ class SavedScalar:
 SIG_OP, SIG_NEEDS, SIG_NRS, SIG_INPUT_META, SIG_OUTPUT_META, SIG_SITE = range(6)
 EMPTY_SIG = (None, (), (), (), (), None)
 _SIGS = {}
+_SHARED_FREED = {}  # id(sig) -> (sig, the freed slots its nodes share; see Node.release_saved)
+_NO_INPUTS = {}
 
 
 def shared_sig(sig):
@@ -457,13 +460,33 @@ class Node:
         saved = self._saved
         if not saved:
             return
+        self._freed_by = freed_by
+        # Most nodes saved what every node of their facts saves: tensors at version 0 and floats
+        # given for tensor inputs, nothing else. Their freed slots are the same, so such nodes
+        # share one read-only set of them, made by the first node freed.
+        sig = self._sig
+        input_index = sig[SIG_OP].input_index if sig[SIG_OP] is not None else _NO_INPUTS
+        for key, value in saved.items():
+            if type(value) is SavedTensor:
+                if value.version:
+                    break
+            elif type(value) is not float or key not in input_index:
+                break
+        else:
+            shared = _SHARED_FREED.get(id(sig))
+            if shared is None or shared[0] is not sig:
+                if len(_SHARED_FREED) > 4096:
+                    _SHARED_FREED.clear()
+                shared = _SHARED_FREED[id(sig)] = (sig, MappingProxyType(
+                    {key: value.freed() if type(value) is SavedTensor else _FREED_FLOAT for key, value in saved.items()}))
+            self._saved = shared[1]
+            return
         for key, value in saved.items():
             cls = type(value)
             if cls is SavedTensor or cls is SavedScalar:
                 saved[key] = value.freed()
             elif self._scalar_input(key, value):
                 saved[key] = freed_number(value)
-        self._freed_by = freed_by
 
 
 class AccumulateGrad(Node):
