@@ -54,3 +54,34 @@ def test_double_backward_const_upstream(case):
 @pytest.mark.parametrize("case", oracle.OP_CASES, ids=IDS)
 def test_saved_names(case):
     oracle.check_saved_names(case)
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "relu"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_first_order_gradient_node_is_pytorchs(name, dtype):
+    """The gradient made with create_graph hangs on the node PyTorch's does (TanhBackwardBackward0...),
+    with its saved slots, edges and values."""
+    import numpy as np
+    import torch
+    import gradviz.torch as gv
+    values = np.array([0.5, -0.3, 2.0], dtype=dtype)
+    seen = []
+    for T in (gv, torch):
+        x = T.tensor(values, requires_grad=True)
+        upstream = T.tensor(values[::-1].copy(), requires_grad=True)
+        grad, = T.autograd.grad(getattr(T, name)(x), x, upstream, create_graph=True)
+        node = grad.grad_fn
+        saved = {attr: getattr(node, attr).detach().numpy() for attr in ("_saved_grad_output", "_saved_output",
+                                                                            "_saved_self", "_saved_threshold")
+                 if hasattr(node, attr) and isinstance(getattr(node, attr), T.Tensor)}
+        second = T.autograd.grad(grad.sum(), (x, upstream))
+        seen.append((node.name(), [fn.name() if fn is not None else None for fn, _ in node.next_functions],
+                     saved, grad.detach().numpy(), [g.numpy() for g in second]))
+    ours, theirs = seen
+    assert ours[:2] == theirs[:2]
+    assert ours[2].keys() == theirs[2].keys()
+    for key in theirs[2]:  # numpy's tanh may differ from PyTorch's in the last bit
+        np.testing.assert_allclose(ours[2][key], theirs[2][key], rtol=1e-6)
+    np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-6)
+    for a, b in zip(ours[4], theirs[4]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)

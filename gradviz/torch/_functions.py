@@ -870,6 +870,14 @@ def threshold_backward(grad, self, threshold):
     return apply(_ops.threshold_backward, (grad, self), {"threshold": threshold})
 
 
+def tanh_backward(grad_output, output):
+    return apply(_ops.tanh_backward, (grad_output, output), _NO_OPTIONS)
+
+
+def sigmoid_backward(grad_output, output):
+    return apply(_ops.sigmoid_backward, (grad_output, output), _NO_OPTIONS)
+
+
 def tensor_where(self, condition, y):
     """Tensor.where(condition, y): self where condition holds, else y."""
     return where(condition, self, y)

@@ -84,6 +84,16 @@ def check_mm(a, b):
         raise _errors.mm_shapes(a.shape, b.shape)
 
 
+def tanh_backward_array(grad_output, output):
+    """PyTorch's tanh_backward: grad_output * (1 - output * output), the 1 as scalar_as_array gives it."""
+    return grad_output * (scalar_as_array(1.0, output) - output * output)
+
+
+def sigmoid_backward_array(grad_output, output):
+    """PyTorch's sigmoid_backward: grad_output * (1 - output) * output."""
+    return grad_output * (scalar_as_array(1.0, output) - output) * output
+
+
 def sigmoid_array(x):
     with np.errstate(over="ignore"):
         return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)

@@ -198,9 +198,17 @@ exp = Op("ExpBackward0", np.exp,
 log = Op("LogBackward0", np.log, self=lambda grad, self: grad / self)
 sin = Op("SinBackward0", np.sin, self=lambda grad, self: grad * F.cos(self))
 cos = Op("CosBackward0", np.cos, self=lambda grad, self: grad * -F.sin(self))
-tanh = Op("TanhBackward0", np.tanh, self=lambda grad, result: grad * (1 - result * result))
+tanh = Op("TanhBackward0", np.tanh, self=lambda grad, result: F.tanh_backward(grad, result))
 sigmoid = Op("SigmoidBackward0", lambda self: K.sigmoid_array(self),
-             self=lambda grad, result: grad * (result * (1 - result)))
+             self=lambda grad, result: F.sigmoid_backward(grad, result))
+# tanh's and sigmoid's backward as ops of their own, as in PyTorch: one kernel each, and
+# their double backward records the nodes PyTorch's does.
+tanh_backward = Op("TanhBackwardBackward0", K.tanh_backward_array,
+                   grad_output=lambda grad, output: F.tanh_backward(grad, output),
+                   output=lambda grad, grad_output, output: grad * (-2 * output * grad_output))
+sigmoid_backward = Op("SigmoidBackwardBackward0", K.sigmoid_backward_array,
+                      grad_output=lambda grad, output: F.sigmoid_backward(grad, output),
+                      output=lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1))
 relu = Op("ReluBackward0", lambda self: np.maximum(self, 0).astype(self.dtype, copy=False),
           self=lambda grad, result: F.threshold_backward(grad, result, 0))
 # relu's backward as an op of its own: its output depends on the saved result, so with

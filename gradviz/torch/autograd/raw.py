@@ -27,6 +27,7 @@ def _raw_namespace():
             cos=_ops.cos.forward, sin=_ops.sin.forward, exp=_ops.exp.forward, log=_ops.log.forward,
             sqrt=_ops.sqrt.forward, tanh=_ops.tanh.forward, sigmoid=_ops.sigmoid.forward, neg=_ops.neg.forward,
             sgn=_ops.sgn.forward, sign=_ops.sign.forward, reciprocal=_ops.reciprocal.forward,
+            tanh_backward=_ops.tanh_backward.forward, sigmoid_backward=_ops.sigmoid_backward.forward,
             expand=lambda t, size: K.expand_array(np.asarray(t), tuple(size)))
     return _NAMESPACE
 
