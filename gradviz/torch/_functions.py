@@ -574,7 +574,7 @@ def as_tensor_like(x, like):
     return scalar_tensor(x) if _is_number(x) else tensor(x)
 
 
-_ALPHA_ONE = {"alpha": 1}  # shared by every add/sub node with the default alpha (nothing writes to it)
+_ALPHA_ONE = _ops.ALPHA_ONE
 
 
 def _alpha(alpha):

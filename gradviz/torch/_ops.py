@@ -40,10 +40,10 @@ def node_class(name):
 class Op:
     __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
                  "saved_names", "unread_options", "view", "promotes", "arithmetic", "multi_output", "variadic",
-                 "save_plan", "save_plan_used", "plans", "positions", "raw", "raw_steps", "special", "last_sig", "last_call")
+                 "save_plan", "save_plan_used", "plans", "positions", "raw", "raw_steps", "special", "last_sig", "last_call", "plain")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, arithmetic=False, multi_output=False,
-                 keeps=(), **formulas):
+                 keeps=(), plain=None, **formulas):
         inputs, options, self.variadic = _signature(forward)
         self.node_name = node_name
         self.node_class = node_class(node_name)
@@ -78,6 +78,9 @@ class Op:
         # The kernel is numpy arithmetic, where a Python float operand may come as a 0-d array
         # (K.scalar_as_array: same result, faster).
         self.arithmetic = arithmetic
+        # (kernel, options): with this very options dict the forward is just this numpy ufunc
+        # (add with the shared alpha=1), which spares a Python frame with keywords.
+        self.plain = plain
         self.multi_output = multi_output
 
     def __repr__(self):
@@ -87,11 +90,11 @@ class Op:
 def _signature(forward):
     """(input names, option names, variadic) of a forward kernel: its positional parameters are
     the tensor inputs, its keyword-only ones the options. A forward taking *tensors (cat,
-    stack) has one formula returning every input's gradient. A numpy ufunc of one argument is
-    its own kernel (``np.sin``; no Python frame around it), its input called ``self``."""
+    stack) has one formula returning every input's gradient. A numpy ufunc is its own kernel
+    (``np.sin``, ``np.multiply``; no Python frame around it), its inputs called ``self``, ``other``."""
     if isinstance(forward, np.ufunc):
-        assert forward.nin == 1, forward
-        return ("self",), (), False
+        assert forward.nin in (1, 2), forward
+        return ("self", "other")[:forward.nin], (), False
     code = forward.__code__
     variadic = bool(code.co_flags & 0x04)
     count, keywords = code.co_argcount, code.co_kwonlyargcount
@@ -131,8 +134,9 @@ def _invert(perm):
 
 # ---------------------------------------------------------------------------------------
 # arithmetic
+ALPHA_ONE = {"alpha": 1}  # shared by every add/sub node with the default alpha (nothing writes to it)
 add = Op("AddBackward0", lambda self, other, *, alpha: self + other if alpha == 1 else self + alpha * other,
-         promotes=True, arithmetic=True,
+         promotes=True, arithmetic=True, plain=(np.add, ALPHA_ONE),
          self=lambda grad: grad,
          other=lambda grad, alpha: grad if alpha == 1 else grad * alpha)
 add_scalar = Op("AddBackward1", lambda self, other, *, alpha: self + (other if alpha == 1 else alpha * other),
@@ -150,7 +154,7 @@ rsub = Op("RsubBackward0", lambda self, other, *, alpha: other - self if alpha =
 rsub_scalar = Op("RsubBackward1", lambda self, other, *, alpha: other - (self if alpha == 1 else alpha * self),
                  promotes=True,
                  self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha)
-mul = Op("MulBackward0", lambda self, other: self * other, promotes=True, arithmetic=True,
+mul = Op("MulBackward0", np.multiply, promotes=True, arithmetic=True,
          self=lambda grad, other: grad * other,
          other=lambda grad, self: grad * self)
 div = Op("DivBackward0", lambda self, other: K.true_divide_arrays(self, other), promotes=True, arithmetic=True,  # see _promote

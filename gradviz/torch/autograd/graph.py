@@ -190,7 +190,12 @@ def apply_binary(op, a, b, params):
     else:
         return apply(op, (a, b), params)
     try:
-        out = op.forward(first, second, **params) if params else op.forward(first, second)
+        if not params:
+            out = op.forward(first, second)
+        elif op.plain is not None and params is op.plain[1]:
+            out = op.plain[0](first, second)
+        else:
+            out = op.forward(first, second, **params)
     except ValueError:
         return apply(op, (a, b), params)  # raises PyTorch's broadcasting error
     if type(out) is not _ndarray:
