@@ -197,18 +197,24 @@ def _runs(state, edges, pinned, budget, min_run):
     def follows(u, v):  # v continues the chain after u
         return linear(u) and linear(v) and n_out.get(u) == 1 and nxt[u] == v and n_in.get(v) == 1
 
-    runs = []
+    runs = []  # (-weight of the inside, order of its first node, the inside)
     for n in nodes:
         if not linear(n) or (n_in.get(n) == 1 and follows(prv[n], n)):
             continue  # not the start of a run
         run = [n]
-        while n_out.get(run[-1]) == 1 and follows(run[-1], nxt[run[-1]]):
-            run.append(nxt[run[-1]])
+        last = n  # follows(last, nxt[last]), written out: last is linear and nxt[last] is its successor
+        while n_out.get(last) == 1:
+            following = nxt[last]
+            if not linear(following) or n_in.get(following) != 1:
+                break
+            run.append(following)
+            last = following
         if len(run) - 2 >= min_run:
-            runs.append(run[1:-1])
+            inside = run[1:-1]
+            runs.append((-sum([state.node_weight(x) for x in inside]), state.order[inside[0]], inside))
     # Longest first; stop once the picture fits.
-    runs.sort(key=lambda r: (-sum(state.node_weight(x) for x in r), state.order[r[0]]))
-    for inside in runs:
+    runs.sort(key=lambda entry: entry[:2])
+    for _, _, inside in runs:
         if state.after() <= budget:
             break
         state.merge(inside)
