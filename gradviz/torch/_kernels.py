@@ -85,7 +85,8 @@ def check_mm(a, b):
 
 
 def tanh_backward_array(grad_output, output):
-    """PyTorch's tanh_backward: grad_output * (1 - output * output), the 1 as scalar_as_array gives it."""
+    """PyTorch's tanh_backward: grad_output * (1 - output * output); the 1 comes as a cached
+    0-d array of output's dtype (scalar_as_array: the same bits, numpy's faster path)."""
     return grad_output * (scalar_as_array(1.0, output) - output * output)
 
 

@@ -40,7 +40,8 @@ def node_class(name):
 class Op:
     __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
                  "saved_names", "unread_options", "view", "promotes", "arithmetic", "multi_output", "variadic",
-                 "save_plan", "save_plan_used", "plans", "positions", "raw", "raw_steps", "special", "last_sig", "last_call", "plain")
+                 "save_plan", "save_plan_used", "plans", "positions", "raw", "raw_steps", "special", "last_sig",
+                 "last_call", "plain")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, arithmetic=False, multi_output=False,
                  keeps=(), plain=None, **formulas):

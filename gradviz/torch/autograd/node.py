@@ -307,7 +307,6 @@ SIG_OP, SIG_NEEDS, SIG_NRS, SIG_INPUT_META, SIG_OUTPUT_META, SIG_SITE = range(6)
 EMPTY_SIG = (None, (), (), (), (), None)
 _SIGS = {}
 _SHARED_FREED = {}  # id(sig) -> (sig, the freed slots its nodes share; see Node.release_saved)
-_NO_INPUTS = {}
 
 
 def shared_sig(sig):
@@ -461,26 +460,28 @@ class Node:
         if not saved:
             return
         self._freed_by = freed_by
-        # Most nodes saved what every node of their facts saves: tensors at version 0 and floats
-        # given for tensor inputs, nothing else. Their freed slots are the same, so such nodes
-        # share one read-only set of them, made by the first node freed.
+        # Most op nodes saved what every node of their facts (op, needs, shapes) saves: tensors
+        # at version 0 and floats given for tensor inputs, nothing else. Their freed slots are
+        # the same, so such nodes share one read-only set of them, made by the first one freed.
         sig = self._sig
-        input_index = sig[SIG_OP].input_index if sig[SIG_OP] is not None else _NO_INPUTS
-        for key, value in saved.items():
-            if type(value) is SavedTensor:
-                if value.version:
+        op = sig[SIG_OP]
+        if op is not None:
+            for key, value in saved.items():
+                if type(value) is SavedTensor:
+                    if value.version:
+                        break
+                elif type(value) is not float or key not in op.input_index:
                     break
-            elif type(value) is not float or key not in input_index:
-                break
-        else:
-            shared = _SHARED_FREED.get(id(sig))
-            if shared is None or shared[0] is not sig:
-                if len(_SHARED_FREED) > 4096:
-                    _SHARED_FREED.clear()
-                shared = _SHARED_FREED[id(sig)] = (sig, MappingProxyType(
-                    {key: value.freed() if type(value) is SavedTensor else _FREED_FLOAT for key, value in saved.items()}))
-            self._saved = shared[1]
-            return
+            else:
+                shared = _SHARED_FREED.get(id(sig))
+                if shared is None or shared[0] is not sig:
+                    if len(_SHARED_FREED) > 4096:
+                        _SHARED_FREED.clear()
+                    shared = _SHARED_FREED[id(sig)] = (sig, MappingProxyType({
+                        key: value.freed() if type(value) is SavedTensor else _FREED_FLOAT
+                        for key, value in saved.items()}))
+                self._saved = shared[1]
+                return
         for key, value in saved.items():
             cls = type(value)
             if cls is SavedTensor or cls is SavedScalar:
