@@ -268,15 +268,22 @@ def _dependency_counts(roots):
     deps = dict.fromkeys([n for n, _ in roots if n is not None], 0)  # roots: walked once, from here
     stack = list(deps)
     while stack:
-        for nxt in stack.pop()._fns:
-            if nxt is None:
-                continue
-            count = deps.get(nxt)
-            if count is None:
-                deps[nxt] = 1
-                stack.append(nxt)
-            else:
-                deps[nxt] = count + 1
+        node = stack.pop()
+        while node is not None:  # a node's first new successor is walked next, without the stack (chains)
+            first_new = None
+            for nxt in node._fns:
+                if nxt is None:
+                    continue
+                count = deps.get(nxt)
+                if count is None:
+                    deps[nxt] = 1
+                    if first_new is None:
+                        first_new = nxt
+                    else:
+                        stack.append(nxt)
+                else:
+                    deps[nxt] = count + 1
+            node = first_new
     return deps
 
 
