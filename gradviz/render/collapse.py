@@ -191,27 +191,30 @@ def _runs(state, edges, pinned, budget, min_run):
         n_out[u] = n_out.get(u, 0) + 1
         n_in[v] = n_in.get(v, 0) + 1
 
-    def linear(n):
-        return n not in hub and n not in pinned
-
-    def follows(u, v):  # v continues the chain after u
-        return linear(u) and linear(v) and n_out.get(u) == 1 and nxt[u] == v and n_in.get(v) == 1
+    stops = hub | pinned  # a run passes through none of these
 
     runs = []  # (-weight of the inside, order of its first node, the inside)
+    members, weight = state.members, state.weight
     for n in nodes:
-        if not linear(n) or (n_in.get(n) == 1 and follows(prv[n], n)):
-            continue  # not the start of a run
+        if n in stops:
+            continue
+        if n_in.get(n) == 1:
+            before = prv[n]
+            if before not in stops and n_out.get(before) == 1:
+                continue  # n continues the run through its predecessor: not the start of one
         run = [n]
-        last = n  # follows(last, nxt[last]), written out: last is linear and nxt[last] is its successor
+        last = n
         while n_out.get(last) == 1:
             following = nxt[last]
-            if not linear(following) or n_in.get(following) != 1:
+            if following in stops or n_in.get(following) != 1:
                 break
             run.append(following)
             last = following
         if len(run) - 2 >= min_run:
             inside = run[1:-1]
-            runs.append((-sum([state.node_weight(x) for x in inside]), state.order[inside[0]], inside))
+            inside_weight = (sum([1 if x in members else weight[x] for x in inside]) if members
+                             else sum(map(weight.__getitem__, inside)))
+            runs.append((-inside_weight, state.order[inside[0]], inside))
     # Longest first; stop once the picture fits.
     runs.sort(key=lambda entry: entry[:2])
     for _, _, inside in runs:

@@ -316,7 +316,7 @@ class _Builder:
         for op in s.ops:
             items.append(op.id)
             kind[op.id] = op.name
-            weight[op.id] = 1 + sum(1 for i in op.inputs if i in constants)
+            weight[op.id] = 1 + len([i for i in op.inputs if i in constants])
             edges += [(i, op.id) for i in op.inputs if i not in constants]
             edges += [(op.id, o) for o in op.outputs]
         pinned = roots | {v.id for v in s.values if v.named}
