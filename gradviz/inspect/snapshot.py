@@ -44,7 +44,8 @@ def _snapshot(roots, names, recorder):
     forward = _Forward(recorder, names, order, index, root_specs) if recorder is not None else None
     out_names = _output_names(root_specs, names, index, forward)
 
-    nodes = tuple([_node(index[id(n)], n, index, names, forward, out_names.get(index[id(n)])) for n in order])
+    calls = {}  # id(backward call) -> its record; the calls stay alive through the nodes that name them
+    nodes = tuple([_node(index[id(n)], n, index, names, forward, out_names.get(index[id(n)]), calls) for n in order])
     root_infos = tuple(_root(spec, names, index, forward) for spec in root_specs)
     notes = []
     if recorder is not None and forward is not None and not forward.ops and nodes:
@@ -143,7 +144,7 @@ def _walk(roots):
     return order, index
 
 
-def _node(node_id, node, index, names, forward, out_names):
+def _node(node_id, node, index, names, forward, out_names, calls):
     cls = type(node).__name__
     edges = []
     for i, (nxt, nr) in enumerate(_edges(node)):
@@ -157,7 +158,7 @@ def _node(node_id, node, index, names, forward, out_names):
     return BackwardNode(
         id=node_id, name=node.name(), type=cls, site=_site(getattr(node, "_site", None)),
         sequence_nr=int(getattr(node, "_sequence_nr", -1)), edges=tuple(edges), saved=saved, outputs=outputs,
-        freed_by=_call_info(getattr(node, "_freed_by", None)), leaf=leaf, inner=inner,
+        freed_by=_call_info(getattr(node, "_freed_by", None), calls), leaf=leaf, inner=inner,
         output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else ())
 
 
@@ -443,11 +444,17 @@ def _site(site):
     return (str(site[0]), int(site[1]))
 
 
-def _call_info(call):
+def _call_info(call, known):
+    """The plain record of a backward call; ``known`` keeps it per call for one snapshot
+    (every node a pass freed names the same call)."""
     if call is None:
         return None
-    return BackwardCallInfo(int(getattr(call, "index", 0)), str(getattr(call, "kind", "backward")),
-                            _site(getattr(call, "site", None)))
+    info = known.get(id(call))
+    if info is None:
+        info = known[id(call)] = BackwardCallInfo(int(getattr(call, "index", 0)),
+                                                  str(getattr(call, "kind", "backward")),
+                                                  _site(getattr(call, "site", None)))
+    return info
 
 
 def _short(value, limit=40):
