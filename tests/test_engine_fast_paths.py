@@ -369,3 +369,27 @@ def test_fast_path_site_follows_the_calling_instruction():
     again = module(x)  # marker: module again
     assert [t.grad_fn._site for t in through_module + [again]] == [
         (__file__, _line_of("marker: module pair"))] * 2 + [(__file__, _line_of("marker: module again"))]
+
+
+@pytest.mark.parametrize("name", ["relu", "tanh", "sigmoid", "sin", "exp", "mul", "add", "sub", "div"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_array_backward_agrees_with_the_tensor_backward(name, dtype):
+    """The commonest ops' formulas run on bare arrays (raw.py), and give exactly the gradients
+    their formulas give on tensors (create_graph takes that path)."""
+    from gradviz.torch import _ops
+    from gradviz.torch.autograd.raw import raw_formulas
+    assert raw_formulas(getattr(_ops, name)) is not None
+    values = np.array([-1.5, -0.25, 0.0, 0.75, 2.0], dtype=dtype)
+    other = np.array([0.5, -2.0, 1.25, 3.0, -0.75], dtype=dtype)
+    upstream = T.tensor(np.array([1.0, -0.5, 2.0, 0.25, -3.0], dtype=dtype))
+    grads = []
+    for create_graph in (False, True):
+        x = T.tensor(values, requires_grad=True)
+        y = T.tensor(other, requires_grad=True)
+        out = getattr(T, name)(x, y) if name in ("mul", "add", "sub", "div") else getattr(T, name)(x)
+        grads.append([g.detach().numpy() for g in T.autograd.grad(out, (x, y), upstream, create_graph=create_graph,
+                                                                    allow_unused=True) if g is not None])
+    on_arrays, on_tensors = grads
+    assert len(on_arrays) == len(on_tensors)
+    for a, b in zip(on_arrays, on_tensors):
+        np.testing.assert_array_equal(a, b)

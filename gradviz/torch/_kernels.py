@@ -95,6 +95,11 @@ def sigmoid_backward_array(grad_output, output):
     return grad_output * (scalar_as_array(1.0, output) - output) * output
 
 
+def threshold_backward_array(grad_output, self, threshold):
+    """PyTorch's threshold_backward (relu's backward): grad_output where self > threshold, else 0."""
+    return np.where(self <= threshold, 0, grad_output).astype(grad_output.dtype, copy=False)
+
+
 def sigmoid_array(x):
     with np.errstate(over="ignore"):
         return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)

@@ -219,8 +219,8 @@ relu = Op("ReluBackward0", lambda self: np.maximum(self, 0).astype(self.dtype, c
 # relu's backward as an op of its own: its output depends on the saved result, so with
 # create_graph the first-order gradient requires grad even for a constant upstream gradient.
 threshold_backward = Op("ThresholdBackwardBackward0",
-                        lambda grad_output, self, *, threshold: np.where(
-                            self <= threshold, 0, grad_output).astype(grad_output.dtype, copy=False),
+                        lambda grad_output, self, *, threshold: K.threshold_backward_array(
+                            grad_output, self, threshold),
                         grad_output=lambda grad, self, threshold: F.threshold_backward(grad, self, threshold),
                         self=lambda grad: F.zeros_like(grad))
 sqrt = Op("SqrtBackward0", np.sqrt, self=lambda grad, result: grad / (2 * result))

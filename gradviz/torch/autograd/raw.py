@@ -19,7 +19,7 @@ _NAMESPACE = None
 
 
 def _raw_namespace():
-    """F.<name> -> the numpy kernel its op runs forward (one array in, one out). Built on
+    """F.<name> -> the numpy kernel its op runs forward, on arrays and numbers. Built on
     first use: the op table imports the autograd package, so it is not complete at import."""
     global _NAMESPACE
     if _NAMESPACE is None:
@@ -28,6 +28,7 @@ def _raw_namespace():
             sqrt=_ops.sqrt.forward, tanh=_ops.tanh.forward, sigmoid=_ops.sigmoid.forward, neg=_ops.neg.forward,
             sgn=_ops.sgn.forward, sign=_ops.sign.forward, reciprocal=_ops.reciprocal.forward,
             tanh_backward=_ops.tanh_backward.forward, sigmoid_backward=_ops.sigmoid_backward.forward,
+            threshold_backward=K.threshold_backward_array,
             expand=lambda t, size: K.expand_array(np.asarray(t), tuple(size)))
     return _NAMESPACE
 
