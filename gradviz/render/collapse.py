@@ -194,7 +194,6 @@ def _runs(state, edges, pinned, budget, min_run):
     stops = hub | pinned  # a run passes through none of these
 
     runs = []  # (-weight of the inside, order of its first node, the inside)
-    members, weight = state.members, state.weight
     for n in nodes:
         if n in stops:
             continue
@@ -212,8 +211,9 @@ def _runs(state, edges, pinned, budget, min_run):
             last = following
         if len(run) - 2 >= min_run:
             inside = run[1:-1]
-            inside_weight = (sum([1 if x in members else weight[x] for x in inside]) if members
-                             else sum(map(weight.__getitem__, inside)))
+            # node_weight() is an item's own weight while nothing is grouped, as in a fresh state
+            inside_weight = (sum(map(state.node_weight, inside)) if state.members
+                             else sum(map(state.weight.__getitem__, inside)))
             runs.append((-inside_weight, state.order[inside[0]], inside))
     # Longest first; stop once the picture fits.
     runs.sort(key=lambda entry: entry[:2])

@@ -478,7 +478,7 @@ class Node:
                     if len(_SHARED_FREED) > 4096:
                         _SHARED_FREED.clear()
                     shared = _SHARED_FREED[id(sig)] = (sig, MappingProxyType({
-                        key: value.freed() if type(value) is SavedTensor else _FREED_FLOAT
+                        key: value.freed() if type(value) is SavedTensor else freed_number(value)
                         for key, value in saved.items()}))
                 self._saved = shared[1]
                 return
