@@ -446,8 +446,9 @@ def main(argv=None):
             if probe.get(mod, "ok") != "ok":
                 data["notes"].append(f"{probe[mod]}: inspection workloads that need it are skipped")
         if "I3" in args.workloads:
-            if not probe.get("graphviz_dot"):
-                data["notes"].append("Graphviz's `dot` is not on PATH: I3 (PNG) is skipped")
+            if not probe.get("graphviz"):
+                data["notes"].append("no Graphviz to draw with (neither pygraphviz nor system `dot`): "
+                                     "I3 (PNG) is skipped")
             elif not probe.get("cli_graph_option"):
                 data["notes"].append("`gradviz run` has no --graph option yet: I3 renders through "
                                      "the library (Recorder, snapshot, dot.render) in a fresh python")

@@ -264,15 +264,21 @@ def machine_info(torch_module="torch"):
     if git and " " not in git:
         dirty = _cmd(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"])
         info["git_commit"] = git + ("+uncommitted changes" if dirty else "")
-    info["graphviz"] = _cmd(["dot", "-V"]) if _which("dot") else None
+    info["graphviz"] = _graphviz_version()
     info["inspection"] = inspection.probe()
     return info
 
 
-def _which(name):
-    import shutil
+def _graphviz_version():
+    """The Graphviz gradviz draws with: pygraphviz's bundled one, else the system's `dot`."""
+    try:
+        import pygraphviz
 
-    return shutil.which(name)
+        return f"pygraphviz {pygraphviz.__version__} (bundled Graphviz)"
+    except ImportError:
+        import shutil
+
+        return _cmd(["dot", "-V"]) if shutil.which("dot") else None
 
 
 def main(argv):

@@ -164,7 +164,7 @@ def _graph_options(out_flags, out_help):
 @click.option("--cells", is_flag=True,
               help="Print the tensor table after every cell instead of once at the end.")
 @_graph_options(("--graph", "-o"),
-                "Write the graph to OUT: .svg, .png, .pdf (need Graphviz's `dot`) or .dot/.gv; "
+                "Write the graph to OUT: .svg, .png, .pdf or .dot/.gv; "
                 "'-' prints DOT on stdout.")
 @click.option("--root", "roots", multiple=True, metavar="NAME",
               help="Draw the graph of this named tensor as it is after the run (repeatable). "
@@ -202,8 +202,8 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
 
     \b
     Exit status: 0 no cell raised, 1 a cell raised (or --timeout stopped it),
-    2 usage error (e.g. SCRIPT does not exist, OUT cannot be written, Graphviz
-    missing: the DOT is still written), 3 gradviz itself failed, 130 interrupted.
+    2 usage error (e.g. SCRIPT does not exist, OUT cannot be written or drawn:
+    the DOT is still written), 3 gradviz itself failed, 130 interrupted.
     """
     from gradviz.commands import run as command
 
@@ -226,7 +226,7 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
 @click.option("--no-backward", is_flag=True,
               help="Only the forward pass: no backward, no gradients.")
 @_graph_options(("-o", "--output"),
-                "Write the graph to OUT: .svg, .png, .pdf (need Graphviz's `dot`) or .dot/.gv; "
+                "Write the graph to OUT: .svg, .png, .pdf or .dot/.gv; "
                 "'-' prints DOT on stdout. Without it the backward graph is printed as a tree.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON document (result, tensors, backward, graph, error) and nothing "

@@ -19,8 +19,6 @@ SAMPLES = ROOT / "samples"
 SEED = str(SAMPLES / "seed_graph.py")
 ENV = {"COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb"}
 ANSI = re.compile(r"\x1b\[")
-HAVE_DOT = shutil.which("dot") is not None and shutil.which("neato") is not None
-needs_dot = pytest.mark.skipif(not HAVE_DOT, reason="system Graphviz is not installed (.ci/run installs it)")
 
 
 def runner():

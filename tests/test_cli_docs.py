@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from _cli_helpers import ROOT, check_png, check_svg, invoke, needs_dot
+from _cli_helpers import ROOT, check_png, check_svg, invoke
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -43,7 +43,6 @@ def test_the_quick_start_renders_the_graph():
     assert first.endswith("gradviz run samples/seed_graph.py --graph seed_graph.svg")
 
 
-@needs_dot
 def test_the_quick_start_command_works(tmp_path):
     p = subprocess.run([sys.executable, "-m", "gradviz", "run", str(ROOT / "samples" / "seed_graph.py"),
                         "--graph", "seed_graph.svg"], capture_output=True, text=True, cwd=tmp_path, timeout=120)

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from _cli_helpers import ANSI, SAMPLES, check_svg, invoke, needs_dot, saved_nodes, write
+from _cli_helpers import ANSI, SAMPLES, check_svg, invoke, saved_nodes, write
 
 ERRORS = SAMPLES / "errors"
 JSON_KEYS = {"id", "candidates", "title", "cause", "fix", "context"}
@@ -149,7 +149,6 @@ def test_graph_on_stdout(tmp_path):
     assert "backward_twice" in r.stderr  # the panels moved out of the way
 
 
-@needs_dot
 def test_graph_as_svg(tmp_path):
     out = tmp_path / "freed.svg"
     r = invoke("explain", str(ERRORS / "backward_twice.py"), "--graph", out)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from _cli_helpers import (ANSI, backward_labels, check_png, check_svg, dot_nodes, invoke, leaf_names,
-                          needs_dot, saved_nodes)
+                          saved_nodes)
 
 SEED_EXPR = "(w3*(w1*a) + w4*(w2*a)).sum()"
 FREED_MSG = ("RuntimeError: Trying to backward through the graph a second time (or directly access saved "
@@ -241,7 +241,6 @@ def test_json_with_a_file_reports_it(tmp_path):
     assert out.exists()
 
 
-@needs_dot
 def test_real_png_svg_and_pdf(tmp_path):
     for ext in ("png", "svg", "pdf"):
         out = tmp_path / f"g.{ext}"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from _cli_helpers import (ANSI, SEED, SAMPLES, backward_labels, check_png, check_svg, dot_nodes, gradviz, invoke,
-                          leaf_names, needs_dot, saved_nodes, write)
+                          leaf_names, saved_nodes, write)
 
 FREED_MSG = ("RuntimeError: Trying to backward through the graph a second time (or directly access saved "
              "tensors after they have already been freed). Saved intermediate values of the graph are freed "
@@ -70,7 +70,6 @@ def test_default_root_is_the_last_backward_call_captured_when_it_happened(tmp_pa
     check_seed_dot(out.read_text())
 
 
-@needs_dot
 def test_png_and_svg_render(tmp_path):
     for ext in ("png", "svg"):
         r = invoke("run", SEED, "-o", tmp_path / f"seed.{ext}")
@@ -93,7 +92,6 @@ L.backward()
 """
 
 
-@needs_dot
 def test_ten_thousand_op_chain_renders_a_collapsed_png_in_seconds(tmp_path):
     path = write(tmp_path, CHAIN.format(n=10_000))
     out = tmp_path / "chain.png"

@@ -11,27 +11,21 @@ red dashed border, one modified in place since it was saved is red. Summary node
 collapsed graph are yellow folders. Every picture has a legend of what it uses.
 
 Writing: the extension picks the format. ``.dot``/``.gv`` is written as text; the
-others go through system Graphviz in two steps -- ``dot`` lays the graph out, and the
-picture is refused if it would exceed ``max_pixels``; then ``neato -n2`` draws the
-laid-out graph (no second layout). Files are written to a temporary name and renamed,
-so an error never leaves an empty or truncated file behind.
+others are laid out and drawn by ``layout`` (Graphviz in a child process; a picture
+over ``max_pixels`` is refused between the two steps). Files are written to a
+temporary name and renamed, so an error never leaves an empty or truncated file behind.
 """
 import os
-import re
-import shutil
-import subprocess
 import tempfile
 import textwrap
 from dataclasses import dataclass
 from typing import Optional
 
 from . import collapse
+from .layout import (DEFAULT_MAX_PIXELS, DEFAULT_TIMEOUT, GraphvizNotFound, ImageTooLarge,  # noqa: F401
+                     RenderError, draw)
 
 DEFAULT_MAX_NODES = 300
-DEFAULT_MAX_PIXELS = 50_000_000  # about 7000 x 7000
-MAX_SIDE = 32_000  # cairo cannot draw wider or taller than 32767 px
-DEFAULT_TIMEOUT = 120  # seconds for each Graphviz step
-DPI = 96  # Graphviz's default for bitmaps
 VIEWS = ("both", "forward", "backward")
 FORMATS = {"dot": "dot", "gv": "dot", "svg": "svg", "png": "png", "pdf": "pdf"}
 
@@ -43,18 +37,6 @@ OP = "white"
 SUMMARY = "lightyellow"
 FREED = {"fillcolor": "gray92", "color": "red3", "fontcolor": "gray40", "style": "filled,dashed"}
 STALE = {"fillcolor": "tomato", "color": "red3", "penwidth": "2"}
-
-
-class RenderError(RuntimeError):
-    """Graphviz failed, timed out, or produced no usable picture."""
-
-
-class GraphvizNotFound(RenderError):
-    """System Graphviz (the ``dot`` program) is not installed."""
-
-
-class ImageTooLarge(RenderError):
-    """The laid-out picture would be bigger than the pixel budget."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +100,7 @@ class Graph:
         return write(self.source, path, max_pixels=max_pixels, timeout=timeout, notes=self.notes)
 
     def pipe(self, format="svg", *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> bytes:
-        data, _, _ = _draw(self.source, format, max_pixels, timeout)
+        data, _, _ = draw(self.source, format, max_pixels, timeout)
         return data
 
     def _repr_svg_(self):
@@ -484,7 +466,7 @@ def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOU
         _atomic_write(path, source.encode("utf-8"))
         return RenderResult(path, "dot", notes=tuple(notes))
     try:
-        data, width, height = _draw(source, fmt, max_pixels, timeout)
+        data, width, height = draw(source, fmt, max_pixels, timeout)
     except RenderError as e:
         # Keep the DOT, so the graph is not lost: it can be rendered elsewhere.
         dot_path = os.path.splitext(path)[0] + ".dot"
@@ -492,61 +474,6 @@ def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOU
         raise type(e)(f"{e}; the DOT source was written to {dot_path}") from None
     _atomic_write(path, data)
     return RenderResult(path, fmt, width, height, tuple(notes))
-
-
-def _draw(source, fmt, max_pixels, timeout):
-    """(bytes, width px, height px): lay out with dot, check the size, draw with neato -n2."""
-    dot, neato = shutil.which("dot"), shutil.which("neato")
-    if dot is None or neato is None:
-        raise GraphvizNotFound("cannot render: Graphviz's `dot` program was not found on PATH "
-                               "(install Graphviz, e.g. `apt-get install graphviz`)")
-    laid_out = _run([dot, "-Tdot"], source.encode("utf-8"), timeout, "lay out the graph")
-    width, height = _size(laid_out.decode("utf-8", "replace"))
-    if width * height > max_pixels or max(width, height) > MAX_SIDE:
-        raise ImageTooLarge(f"refusing to render a {width:,} x {height:,} px picture (over the budget of "
-                            f"{max_pixels:,} px and {MAX_SIDE:,} px a side); lower --max-nodes or choose .dot")
-    data = _run([neato, "-n2", f"-T{fmt}"], laid_out, timeout, f"draw the {fmt.upper()}")
-    if not _looks_like(fmt, data):
-        raise RenderError(f"Graphviz produced no valid {fmt.upper()} ({len(data)} bytes)")
-    if fmt == "png":  # report what was drawn (the layout's box is an estimate)
-        width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    return data, width, height
-
-
-def _run(cmd, data, timeout, what):
-    try:
-        proc = subprocess.run(cmd, input=data, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise RenderError(f"Graphviz did not {what} within {timeout} s; lower --max-nodes") from None
-    except OSError as e:
-        raise GraphvizNotFound(f"cannot run Graphviz ({cmd[0]}): {e}") from None
-    if proc.returncode != 0 or not proc.stdout:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise RenderError(f"Graphviz failed to {what}: {err[-1] if err else f'exit status {proc.returncode}'}")
-    return proc.stdout
-
-
-_BB = re.compile(r'\bbb="?([-\d.e]+),([-\d.e]+),([-\d.e]+),([-\d.e]+)"?')
-
-
-def _size(laid_out):
-    """Pixel size of the laid-out graph: its bounding box (points) at 96 dpi."""
-    m = _BB.search(laid_out)
-    if m is None:
-        raise RenderError("Graphviz returned a layout without a bounding box")
-    x0, y0, x1, y1 = (float(v) for v in m.groups())
-    scale = DPI / 72.0
-    return max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale))
-
-
-def _looks_like(fmt, data):
-    if fmt == "png":
-        return data.startswith(b"\x89PNG\r\n\x1a\n")
-    if fmt == "pdf":
-        return data.startswith(b"%PDF")
-    if fmt == "svg":
-        return b"<svg" in data[:4096]
-    return bool(data)
 
 
 def _atomic_write(path, data):
