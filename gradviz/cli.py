@@ -179,9 +179,12 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
             retain_graph, roots, lint, timeout):
     """Run SCRIPT with `import torch` resolving to gradviz's engine.
 
-    SCRIPT is a PyTorch-style Python file. Lines starting with '# %%' split it into
-    cells with notebook semantics: one shared namespace, an exception ends its cell only
-    (the next cell still runs), and a trailing bare expression has its repr printed.
+    SCRIPT is a PyTorch-style Python file or a Jupyter notebook (.ipynb). Lines starting
+    with '# %%' split a script into cells; a notebook's code cells are its cells. Cells
+    have notebook semantics: one shared namespace, an exception ends its cell only (the
+    next cell still runs), and a trailing bare expression has its repr printed. In a
+    notebook, IPython-only lines (%magics, !shell, obj?) are skipped with a note each,
+    and cells and lines are named as the notebook shows them ('In [5], line 3').
 
     The script's output is passed through; afterwards a table lists its named tensors
     (name, shape, dtype, requires_grad, is_leaf, grad_fn, grad, data). Errors are
@@ -195,6 +198,7 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
     \b
     Examples:
       gradviz run samples/seed_graph.py
+      gradviz run samples/autograd_basics.ipynb --cells
       gradviz run samples/seed_graph.py --graph seed.svg --root L
       gradviz run samples/seed_graph.py --backward-twice --tree
       gradviz run train.py --graph - --view backward | dot -Tpng > g.png
@@ -270,7 +274,7 @@ def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_n
 
 
 @cli.command("explain", context_settings=CONTEXT_SETTINGS)
-@click.argument("args", nargs=-1, metavar="MESSAGE | - | SCRIPT.py [-- ARGS]")
+@click.argument("args", nargs=-1, metavar="MESSAGE | - | SCRIPT [-- ARGS]")
 @click.option("--list", "list_", is_flag=True, help="List every error and warning gradviz knows.")
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"id", "candidates", "title", "cause", "fix", "context"} as JSON.')
@@ -286,9 +290,10 @@ def explain_cmd(args, list_, as_json, out, timeout):
     \b
     MESSAGE    an error message, or a whole traceback (quotes optional)
     -          read the message or traceback from stdin
-    SCRIPT.py  run the script in gradviz's engine until its first error and
-               diagnose the specific cause from the run (which tensor, which
-               line, which backward freed what), with the fix in your names
+    SCRIPT     a script.py or a notebook.ipynb: run it in gradviz's engine
+               until its first error and diagnose the specific cause from
+               the run (which tensor, which line, which backward freed
+               what), with the fix in your names
     FILE       a saved traceback or log
 
     Several causes share one message; message mode gives the most common one and

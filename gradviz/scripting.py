@@ -218,12 +218,66 @@ class CellError:
 
 @dataclass(frozen=True)
 class Cell:
-    """A cell of a script's source."""
+    """A cell of a script's source, or a code cell of a notebook."""
 
     index: int  # 0-based
-    line: int  # first line of the cell (1-based), counted as record.py counts it
+    line: int  # first line of the cell (1-based), counted as record.py counts it; 1 in a notebook
     source: str
-    code_line: int  # the same line as Python's tokenizer counts it (differs only after \\f etc.)
+    code_line: int  # where its code starts in the program's line numbering (Python's tokenizer's count)
+    label: str = ""  # how people name it: 'cell 3', or a notebook's 'In [5]'
+    quiet: bool = False  # a notebook cell ending in ';': no value is shown
+
+    @property
+    def name(self) -> str:
+        return self.label or f"cell {self.index + 1}"
+
+
+@dataclass(frozen=True)
+class Program:
+    """What gradviz runs: a script's cells, or a notebook's code cells.
+
+    ``text`` is the code gradviz numbers lines by: the script itself, or a notebook's
+    code cells one after the other (tracebacks and diagnoses read it through linecache).
+    People see a script's lines as they are and a notebook's by cell: ``where(line)``.
+    """
+
+    path: str  # as the user gave it
+    text: str
+    cells: tuple  # of Cell
+    notebook: bool = False
+    notes: tuple = ()  # one line per IPython-only line set aside
+
+    @property
+    def code_path(self) -> str:
+        return os.path.abspath(self.path)
+
+    def cell_at(self, line: int) -> Optional[Cell]:
+        """The cell holding program line ``line``."""
+        found = None
+        for cell in self.cells:
+            if cell.code_line > line:
+                break
+            found = cell
+        return found
+
+    def where(self, line: Optional[int]) -> tuple:
+        """(cell label or None, line as people see it) of program line ``line``."""
+        if not self.notebook or not line:
+            return None, line
+        cell = self.cell_at(line)
+        return (cell.name, line - cell.code_line + 1) if cell is not None else (None, line)
+
+    def describe(self, line: Optional[int]) -> str:
+        """'line 9' in a script; 'In [5], line 3' in a notebook."""
+        label, local = self.where(line)
+        return f"{label}, line {local}" if label else f"line {local}"
+
+    def site(self, site):
+        """A place in the user's code as pictures name it: ('In [5]', 3) for a notebook's."""
+        if not self.notebook or not site or site[0] != self.code_path:
+            return site
+        label, local = self.where(site[1])
+        return (label, local) if label else site
 
 
 @dataclass(frozen=True)
@@ -234,11 +288,16 @@ class CellResult:
     stdout: str
     error: Optional[CellError]
     tensors: tuple  # of TensorInfo, the namespace after the cell
+    label: str = ""  # a notebook cell's 'In [5]'
 
     @property
     def number(self) -> int:
         """1-based cell number, for people."""
         return self.index + 1
+
+    @property
+    def name(self) -> str:
+        return self.label or f"cell {self.number}"
 
 
 @dataclass
@@ -247,6 +306,8 @@ class RunResult:
     cells: list = field(default_factory=list)  # of CellResult, in order
     total_cells: int = 0  # cells in the script; more than len(cells) if it called sys.exit()
     stopped: Optional[str] = None  # None, or why the run ended early: "exit", "timeout", "interrupt"
+    notebook: bool = False  # a notebook: cells are named 'In [5]', lines counted in each cell
+    notes: tuple = ()  # the notebook's IPython-only lines that were set aside
 
     @property
     def errors(self) -> list:
@@ -265,12 +326,16 @@ class RunResult:
 # --------------------------------------------------------------------------- cells
 
 
-def read_source(path: str) -> str:
-    """The script's text (universal newlines; PEP 263 coding cookies honoured)."""
+def is_notebook(path: str) -> bool:
+    return path.lower().endswith(".ipynb")
+
+
+def _read_bytes(path: str, kind: str) -> bytes:
+    """The bytes of a 'script' or 'notebook' that is there, readable and not binary."""
     if not os.path.exists(path):
         raise ScriptError(f"no such file: '{path}'")
     if os.path.isdir(path):
-        raise ScriptError(f"'{path}' is a directory, not a script")
+        raise ScriptError(f"'{path}' is a directory, not a {kind}")
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -279,7 +344,37 @@ def read_source(path: str) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ScriptError(f"cannot decode '{path}': it is UTF-16 text; save it as UTF-8")
     if b"\x00" in data[:BINARY_SNIFF]:
-        raise ScriptError(f"'{path}' is a binary file, not a Python script")
+        raise ScriptError(f"'{path}' is a binary file, not a {'Python script' if kind == 'script' else kind}")
+    return data
+
+
+def load_program(path: str) -> Program:
+    """The script or notebook at ``path``, split into cells (ScriptError if it cannot be)."""
+    if not is_notebook(path):
+        text = read_source(path)
+        cells = tuple(Cell(c.index, c.line, c.source, c.code_line, f"cell {c.index + 1}")
+                      for c in split_cells(text))
+        return Program(path, text, cells)
+    from gradviz import notebook
+
+    try:
+        nb_cells = notebook.read_notebook(path, _read_bytes(path, "notebook"))
+    except notebook.NotebookError as e:
+        raise ScriptError(str(e)) from None
+    cells, chunks, notes = [], [], []
+    line = 1
+    for k, nc in enumerate(nb_cells):
+        source = nc.source if nc.source.endswith("\n") else nc.source + "\n"
+        cells.append(Cell(k, 1, source, line, nc.label, nc.quiet))
+        chunks.append(source)
+        line += source.count("\n")
+        notes.extend(x.note(nc.label) for x in nc.set_aside)
+    return Program(path, "".join(chunks), tuple(cells), notebook=True, notes=tuple(notes))
+
+
+def read_source(path: str) -> str:
+    """The script's text (universal newlines; PEP 263 coding cookies honoured)."""
+    data = _read_bytes(path, "script")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as e:  # no cookie and not UTF-8, or a bad cookie
@@ -443,9 +538,10 @@ def _is_internal(filename: str, internal_dirs: Sequence[str]) -> bool:
 
 
 def _strip_internal(te: traceback.TracebackException, internal_dirs: Sequence[str],
-                    rename: dict) -> None:
+                    program: "Program") -> None:
     """Drop gradviz's (and the engine's) frames from a traceback and its chain, in place;
-    show the script's frames under the name the user gave it (``rename``)."""
+    show the program's frames as the user knows them: the path they gave, and a
+    notebook's lines by cell (``demo.ipynb, In [5]``, line 3)."""
     seen = set()
     todo = [te]
     while todo:
@@ -455,8 +551,15 @@ def _strip_internal(te: traceback.TracebackException, internal_dirs: Sequence[st
         seen.add(id(cur))
         frames = [f for f in cur.stack if not _is_internal(f.filename, internal_dirs)]
         for f in frames:
-            f.line  # noqa: B018 - read the source line now, under its real file name
-            f.filename = rename.get(f.filename, f.filename)
+            f.line  # noqa: B018 - read the source line now, under its real file name and line
+            if f.filename == program.code_path:
+                label, local = program.where(f.lineno)
+                f.filename = f"{program.path}, {label}" if label else program.path
+                if label and local != f.lineno:
+                    shift = f.lineno - local
+                    f.lineno = local
+                    if getattr(f, "end_lineno", None) is not None:
+                        f.end_lineno -= shift
         cur.stack = traceback.StackSummary.from_list(frames)
         for attr in ("__cause__", "__context__"):
             nxt = getattr(cur, attr, None)
@@ -471,21 +574,20 @@ def _strip_internal(te: traceback.TracebackException, internal_dirs: Sequence[st
                 todo.append(nxt)
 
 
-def _format_error(exc: BaseException, code_path: str, shown_path: str,
-                  internal_dirs: Sequence[str]) -> CellError:
+def _format_error(exc: BaseException, program: "Program", internal_dirs: Sequence[str]) -> CellError:
     """The error as recorded: type, str(), the user's traceback and line.
 
-    ``code_path`` is the file name the script's code was compiled with (absolute, so
-    source lines are found even if the script changed directory); tracebacks show it as
-    ``shown_path``, the path the user gave.
+    The program's code was compiled under its absolute path (``code_path``), so source
+    lines are found even if the script changed directory; tracebacks show the path the
+    user gave, and the line as the user sees it (in a notebook, the line of the cell).
     """
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
     line = None
     for f in reversed(te.stack):
-        if f.filename == code_path:
-            line = f.lineno
+        if f.filename == program.code_path:
+            line = program.where(f.lineno)[1]
             break
-    _strip_internal(te, internal_dirs, {code_path: shown_path})
+    _strip_internal(te, internal_dirs, program)
     return CellError(type=type(exc).__name__, message=str(exc), traceback="".join(te.format()),
                      line=line)
 
@@ -664,7 +766,7 @@ def _run_cell(cell: Cell, ns: dict, script: str, code_path: str) -> None:
         except Exception as e:  # noqa: BLE001
             raise _CompileError(e, _record_style_compile_error(cell.source, script)) from None
         val = eval(code, ns)
-        if val is not None:
+        if val is not None and not cell.quiet:
             print(repr(val))
 
 
@@ -678,7 +780,7 @@ class _CompileError(Exception):
 
 
 def run_script(
-    path: str,
+    path: "str | Program",
     argv: Sequence[str] = (),
     *,
     echo: bool = True,
@@ -689,7 +791,8 @@ def run_script(
     catch_interrupt: bool = False,
     around: Optional[Callable[[dict], Any]] = None,
 ) -> RunResult:
-    """Run the script at ``path`` cell by cell and return what happened, as plain data.
+    """Run the script or notebook at ``path`` (or a loaded Program) cell by cell and
+    return what happened, as plain data.
 
     echo:    also pass the script's stdout through to ``sys.stdout`` as it is printed.
     on_cell: called with each CellResult as soon as its cell has run (outside the
@@ -712,13 +815,15 @@ def run_script(
     non-zero status is recorded as the cell's error.
     """
     engine = engine or ENGINE
-    src = read_source(path)
-    cells = split_cells(src)
-    result = RunResult(script=path, total_cells=len(cells))
+    program = path if isinstance(path, Program) else load_program(path)
+    path, code_path = program.path, program.code_path
+    result = RunResult(script=path, total_cells=len(program.cells), notebook=program.notebook,
+                       notes=program.notes)
     real_stdout = sys.stdout
-    code_path = os.path.abspath(path)
     limit = Deadline(timeout)
-    with _session(path, argv, engine, seed) as (eng, nn, ns):
+    with _session(path, argv, engine, seed) as (eng, nn, ns), source_lines(program):
+        if program.notebook:
+            ns.setdefault("display", display)
         internal = [_GRADVIZ_DIR, os.path.dirname(os.path.abspath(eng.__file__))]
         numpy = sys.modules.get("numpy")
         if engine == ENGINE and numpy is not None and getattr(numpy, "__file__", None):
@@ -729,7 +834,7 @@ def run_script(
         with (around(ns) if around is not None else contextlib.nullcontext()):
             limit.start()
             try:
-                for cell in cells:
+                for cell in program.cells:
                     buf = io.StringIO()
                     error = None
                     stop = None
@@ -741,8 +846,7 @@ def run_script(
                                 _run_cell(cell, ns, path, code_path)
                         except _CompileError as ce:
                             # as Python shows a script that does not compile: no frames
-                            if getattr(ce.shown, "filename", None) == code_path:
-                                ce.shown.filename = path
+                            _show_compile_error(ce.shown, program)
                             shown = "".join(traceback.format_exception_only(type(ce.shown),
                                                                             ce.shown))
                             error = CellError(type(ce.recorded).__name__, str(ce.recorded), shown,
@@ -750,23 +854,22 @@ def run_script(
                         except SystemExit as e:
                             stop = "exit"
                             if e.code not in (None, 0):
-                                error = _format_error(e, code_path, path, internal)
+                                error = _format_error(e, program, internal)
                         except ScriptTimeout as e:
                             stop = "timeout"
                             if e.seconds is None:
                                 e = ScriptTimeout(timeout)
-                            error = _renamed(_format_error(e, code_path, path, internal),
-                                             "TimeoutError")
+                            error = _renamed(_format_error(e, program, internal), "TimeoutError")
                         except KeyboardInterrupt as e:
                             if not catch_interrupt:
                                 raise
                             stop = "interrupt"
-                            error = _format_error(e, code_path, path, internal)
+                            error = _format_error(e, program, internal)
                         except Exception as e:  # noqa: BLE001 - the cell's error, as in a notebook
-                            error = _format_error(e, code_path, path, internal)
+                            error = _format_error(e, program, internal)
                     tensors = snapshot(ns, tensor_type, module_type)
                     res = CellResult(cell.index, cell.line, cell.source, buf.getvalue(), error,
-                                     tensors)
+                                     tensors, cell.label if program.notebook else "")
                     result.cells.append(res)
                     if on_cell is not None:
                         on_cell(res)
@@ -776,6 +879,42 @@ def run_script(
             finally:
                 limit.stop()
     return result
+
+
+def _show_compile_error(err: BaseException, program: Program) -> None:
+    """A SyntaxError as the user knows the place: the path they gave, a notebook's cell."""
+    if getattr(err, "filename", None) != program.code_path:
+        return
+    label, local = program.where(err.lineno)
+    err.filename = f"{program.path}, {label}" if label else program.path
+    if label and err.lineno is not None:
+        shift = err.lineno - local
+        err.lineno = local
+        if getattr(err, "end_lineno", None) is not None:
+            err.end_lineno -= shift
+
+
+@contextlib.contextmanager
+def source_lines(program: Program):
+    """While the run lasts, tracebacks find a notebook's code lines (its file is JSON)."""
+    import linecache
+
+    if not program.notebook:
+        yield
+        return
+    lines = program.text.splitlines(keepends=True)
+    # No modification time: linecache.checkcache() keeps an entry without one.
+    linecache.cache[program.code_path] = (len(program.text), None, lines, program.code_path)
+    try:
+        yield
+    finally:
+        linecache.cache.pop(program.code_path, None)
+
+
+def display(*objs, **kwargs):
+    """IPython's ``display()``, as a notebook run in a terminal has it: each object's repr."""
+    for obj in objs:
+        print(repr(obj))
 
 
 def _renamed(err: CellError, type_name: str) -> CellError:

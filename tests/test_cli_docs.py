@@ -106,3 +106,10 @@ def test_every_command_has_help_with_examples():
     r = invoke("--help")
     for command in ("run", "graph", "explain"):
         assert re.search(rf"^\s+{command}\s", r.stdout, re.M), command
+
+
+def test_readme_notebook_example_is_the_real_output():
+    shown = README.split("$ gradviz run samples/autograd_basics.ipynb\n...\n", 1)[1].split("```", 1)[0]
+    p = _pipe_output("run", "samples/autograd_basics.ipynb")
+    assert p.returncode == 1
+    assert p.stderr.strip() == shown.strip()

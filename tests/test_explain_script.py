@@ -541,19 +541,3 @@ def test_state_carried_in_an_attribute(tmp_path):
     assert d.id == "rnn_hidden_not_detached"
     assert d.context["carried"] == "self.h"
     assert "self.h = self.h.detach()" in d.fix["after"]
-
-
-def test_the_minimal_runner_is_used_without_the_shared_one(tmp_path, monkeypatch):
-    import gradviz.explain.runner as runner
-    monkeypatch.setattr(runner, "_HAVE_SCRIPTING", False)
-    torch_before = sys.modules.get("torch")
-    d = diagnose(tmp_path, """
-        import torch
-        x = torch.randn(3, requires_grad=True)
-        y = x.exp()
-        y.sum().backward()
-        y.sum().backward()
-    """)
-    assert d.id == "backward_twice" and d.error["line"] == 5
-    assert sys.modules.get("torch") is torch_before
-    assert graph.LISTENERS == [] or all(type(x).__name__ != "Probe" for x in graph.LISTENERS)

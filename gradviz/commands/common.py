@@ -136,17 +136,18 @@ class Watch:
     """A Recorder plus what the commands need to know about backward calls.
 
     names: ``fn() -> {id(tensor): name}``, called when a graph is captured.
+    sites: how snapshots name places in the user's code (a notebook's, by cell).
     After the run, ``captured`` is the snapshot taken when the last backward /
     autograd.grad call returned (buffers already freed), ``last_edges`` that call's
     root edges (kept alive here, for a second pass) and ``backwarded(node)`` tells
     whether a node was the root of some backward call.
     """
 
-    def __init__(self, names: Callable[[], dict]):
+    def __init__(self, names: Callable[[], dict], sites: Optional[Callable] = None):
         from gradviz.inspect import Recorder
 
         self.names = names
-        self.recorder = Recorder(on_backward=self._on_backward, capture=names, keep=1)
+        self.recorder = Recorder(on_backward=self._on_backward, capture=names, keep=1, sites=sites)
         self.last_edges: list = []
         self._roots = weakref.WeakSet()
 

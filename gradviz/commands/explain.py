@@ -1,8 +1,8 @@
-"""``gradviz explain MESSAGE | - | script.py | --list``: explain an autograd error.
+"""``gradviz explain MESSAGE | - | script.py | notebook.ipynb | --list``: explain an autograd error.
 
 A message (or a whole pasted traceback, from stdin with ``-``) is matched against the
-catalog; a script is run in the engine until its first error and diagnosed from what
-the run did. ``--graph OUT`` draws the graph around the failing node of a script.
+catalog; a script or a notebook is run in the engine until its first error and
+diagnosed from what the run did. ``--graph OUT`` draws the graph around the failing node of a script.
 """
 import os
 import sys
@@ -25,7 +25,7 @@ class ExplainOptions:
 
 
 def _is_script(arg: str) -> bool:
-    return arg.endswith(".py") and " " not in arg.strip() and "\n" not in arg
+    return arg.endswith((".py", ".ipynb")) and " " not in arg.strip() and "\n" not in arg
 
 
 def run(opts: ExplainOptions) -> int:
@@ -112,7 +112,7 @@ def _script(opts: ExplainOptions, path: str, argv: tuple) -> int:
     from gradviz.explain import runner
 
     try:
-        scripting.read_source(path)
+        program = scripting.load_program(path)
     except scripting.ScriptError as e:
         raise CommandError(str(e), usage=True) from None
     target = common.output_target(opts.graph, "--graph")
@@ -130,11 +130,11 @@ def _script(opts: ExplainOptions, path: str, argv: tuple) -> int:
     _show(opts, diagnosis, report_stream)
     code = diagnosis.exit_code
     if target is not None:
-        code = max(code, _graph(diagnosis, target, path))
+        code = max(code, _graph(diagnosis, target, program))
     return code
 
 
-def _graph(diagnosis, target, path) -> int:
+def _graph(diagnosis, target, program) -> int:
     from gradviz.render import dot
 
     if not diagnosis.graph_roots:
@@ -147,7 +147,8 @@ def _graph(diagnosis, target, path) -> int:
     if diagnosis.id:
         notes.append(f"gradviz explain: {diagnosis.id} ({diagnosis.title})")
     graph = dot.make_dot(list(diagnosis.graph_roots), names=dict(diagnosis.graph_names),
-                         title=f"gradviz explain: the graph around the error in {os.path.basename(path)}",
+                         sites=program.site if program.notebook else None,
+                         title=f"gradviz explain: the graph around the error in {os.path.basename(program.path)}",
                          notes=notes)
     if target.stdout:
         sys.stdout.write(graph.source if graph.source.endswith("\n") else graph.source + "\n")

@@ -86,7 +86,7 @@ def run(opts: RunOptions) -> int:
     from gradviz import scripting
 
     try:
-        src = scripting.read_source(opts.script)  # a usage problem shows before anything runs
+        program = scripting.load_program(opts.script)  # a usage problem shows before anything runs
     except scripting.ScriptError as e:
         raise CommandError(str(e), usage=True) from None
     target = common.output_target(opts.graph, "--graph")
@@ -95,8 +95,11 @@ def run(opts: RunOptions) -> int:
                            usage=True)
     want_graph = bool(target is not None or opts.tree or opts.backward_twice or opts.roots)
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
-    names = _Names(os.path.abspath(opts.script))
-    watch = common.Watch(names) if want_graph else None
+    names = _Names(program.code_path)
+    watch = common.Watch(names, sites=program.site if program.notebook else None) if want_graph else None
+    if not opts.as_json:
+        for note in program.notes:
+            streams.note(note)
 
     @contextlib.contextmanager
     def around(ns):
@@ -108,10 +111,10 @@ def run(opts: RunOptions) -> int:
                 stack.enter_context(common.retain_graph_patch())
             yield
 
-    total = len(scripting.split_cells(src))
+    total = len(program.cells)
     kwargs = dict(timeout=opts.timeout, catch_interrupt=True, around=around)
     if opts.as_json:
-        result = scripting.run_script(opts.script, opts.script_args, echo=False, **kwargs)
+        result = scripting.run_script(program, opts.script_args, echo=False, **kwargs)
     else:
         from gradviz.render import tables
 
@@ -120,16 +123,17 @@ def run(opts: RunOptions) -> int:
             if cell.error is not None:
                 tables.print_cell_error(streams.err, cell, total)
             if opts.cells:
-                tables.print_tensors(streams.report, cell.tensors,
-                                     f"After cell {cell.number} of {total} (line {cell.line})")
+                where = (f"{cell.label} (cell {cell.number} of {total})" if cell.label
+                         else f"cell {cell.number} of {total} (line {cell.line})")
+                tables.print_tensors(streams.report, cell.tensors, f"After {where}")
 
         # DOT on stdout: the script's own output goes to stderr, out of its way
         redirect = contextlib.redirect_stdout(sys.stderr) if streams.data_on_stdout else contextlib.nullcontext()
         with redirect:
-            result = scripting.run_script(opts.script, opts.script_args, echo=True, on_cell=on_cell, **kwargs)
+            result = scripting.run_script(program, opts.script_args, echo=True, on_cell=on_cell, **kwargs)
         sys.stdout.flush()
 
-    report = _graph(opts, watch, names, target) if want_graph else None
+    report = _graph(opts, watch, names, target, program) if want_graph else None
     lint = _lint(opts, streams) if opts.lint else None
     tensors = report.tensors if report is not None and report.tensors is not None else result.tensors
 
@@ -199,7 +203,7 @@ def _print_error(err: CommandError) -> None:
 # --------------------------------------------------------------------------- the graph
 
 
-def _graph(opts: RunOptions, watch, names, target) -> GraphReport:
+def _graph(opts: RunOptions, watch, names, target, program) -> GraphReport:
     """Pick the roots, run the second backward if asked, take the snapshot, write it."""
     from gradviz.inspect import snapshot
 
@@ -220,7 +224,7 @@ def _graph(opts: RunOptions, watch, names, target) -> GraphReport:
     elif captured is not None and watch.last_edges:
         info, snap = captured
         rep.roots = common.roots_of_snapshot(snap, watch.last_edges)
-        rep.how = f"the last {info.kind} call" + (f" (line {info.site[1]})" if info.site else "")
+        rep.how = f"the last {info.kind} call" + (f" ({_site_text(info.site, program)})" if info.site else "")
         rep.snapshot = snap
     else:
         last = None
@@ -264,6 +268,11 @@ def _graph(opts: RunOptions, watch, names, target) -> GraphReport:
         rep.outcome = common.write_graph(rep.snapshot, target, view=opts.view, max_nodes=opts.max_nodes,
                                          notes=notes)
     return rep
+
+
+def _site_text(site, program) -> str:
+    """'line 20', or in a notebook (whose sites are named by cell) 'In [5], line 3'."""
+    return f"{site[0]}, line {site[1]}" if program.notebook and site[0] != program.code_path else f"line {site[1]}"
 
 
 def _cut(text, limit=300):

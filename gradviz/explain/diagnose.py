@@ -78,7 +78,15 @@ class Facts:
         if not w:
             return "an unknown line"
         code = f" (`{w['code']}`)" if w["code"] else ""
-        return (f"line {w['line']}" if w["file"] is None else f"{os.path.basename(w['file'])}:{w['line']}") + code
+        return (self.line_ref(w["line"]) if w["file"] is None else f"{os.path.basename(w['file'])}:{w['line']}") + code
+
+    def line_ref(self, line, start=False) -> str:
+        """How the text names a line of the user's code: 'line 9' ('Line 9' to start a
+        sentence), or a notebook's 'In [5], line 3'."""
+        program = self.o.program
+        if program is not None and program.notebook and line:
+            return program.describe(line)
+        return f"{'Line' if start else 'line'} {line}"
 
     def line_of(self, site):
         w = self.where(site)
@@ -293,7 +301,7 @@ def diagnose_freed(facts, exc, ctx):
         # an attribute read (grad_fn._saved_*, ctx.saved_tensors) outside any backward pass
         attr = re.search(r"(_saved_\w+|_raw_saved_\w+|saved_tensors|saved_variables)", err_code)
         context["attribute"] = attr.group(1) if attr else None
-        cause = (f"Line {err_line} (`{err_code}`) reads a tensor saved by {node_name} "
+        cause = (f"{facts.line_ref(err_line, start=True)} (`{err_code}`) reads a tensor saved by {node_name} "
                  f"(created at {facts.at(getattr(node, '_site', None))}), but {freed_txt} already ran through that "
                  f"node and released what it had saved. " + catalog.get("saved_tensor_after_free").why)
         before = err_code
@@ -476,11 +484,12 @@ def diagnose_version(facts, exc, ctx, engine_id):
         retained = prev[-1] if prev else None
         context.update({"optimizer": oname, "parameter": pname, "step_lines": step_lines,
                         "previous_backward": _call_dict(facts, retained), "inplace_ops": inplace})
-        step_txt = f"line {step_lines[0]} (`{facts.src.line(step_lines[0])}`)" if step_lines else "optimizer.step()"
+        step_txt = (f"{facts.line_ref(step_lines[0])} (`{facts.src.line(step_lines[0])}`)" if step_lines
+                    else "optimizer.step()")
         cause = (f"{node_name} (created at {facts.at(node_site)}) saved `{pname}` at version {saved_v}. "
                  f"Then `{oname}.step()` at {step_txt} updated the parameters in place (now version {cur_v})"
                  + (f", after {_call_desc(facts, retained)} had kept the graph alive" if retained else "")
-                 + f", and the backward at line {facts.o.error_line} still needs the old `{pname}`. "
+                 + f", and the backward at {facts.line_ref(facts.o.error_line)} still needs the old `{pname}`. "
                  + catalog.get("optimizer_step_between_backwards").why)
         before_lines = []
         if retained is not None and facts.line_of(retained.site):
@@ -517,9 +526,9 @@ def diagnose_version(facts, exc, ctx, engine_id):
         mod_lines = facts.src.find_lines(inplace_pattern([zname]) or "$^", saved_line, err_line)
         context.update({"alias": zname, "detach_line": det_lines[0] if det_lines else None,
                         "inplace_lines": mod_lines, "inplace_ops": inplace})
-        mods = ", ".join(f"line {n} (`{facts.src.line(n)}`)" for n in mod_lines) or "an in-place op"
+        mods = ", ".join(f"{facts.line_ref(n)} (`{facts.src.line(n)}`)" for n in mod_lines) or "an in-place op"
         cause = (f"`{zname}` was made with .detach() from `{yname}`"
-                 + (f" at line {det_lines[0]}" if det_lines else "")
+                 + (f" at {facts.line_ref(det_lines[0])}" if det_lines else "")
                  + f", so it shares `{yname}`'s memory and version counter. {mods} changed `{zname}` in place, "
                  f"which changed the `{yname}` that {node_name} (created at {facts.at(node_site)}) saved: version "
                  f"{saved_v} was saved, it is now at version {cur_v}. " + catalog.get("detach_inplace_needed").why)
@@ -544,9 +553,9 @@ def diagnose_version(facts, exc, ctx, engine_id):
     who = f"`{name}`" if name else f"the tensor saved as {slot or 'a saved tensor'}"
     what = "an output of another op" if engine_id == "inplace_modified_saved" else "an input with no grad_fn"
     if lines:
-        mods = ", ".join(f"line {n} (`{facts.src.line(n)}`)" for n in lines)
+        mods = ", ".join(f"{facts.line_ref(n)} (`{facts.src.line(n)}`)" for n in lines)
         if inplace and how == "seen by the engine":
-            mods = ", ".join(f"line {e['line']} (`{e['code']}`, {e['op']}, now version {e['version']})"
+            mods = ", ".join(f"{facts.line_ref(e['line'])} (`{e['code']}`, {e['op']}, now version {e['version']})"
                              for e in inplace if e.get("line"))
     else:
         mods = "an in-place op gradviz could not locate"
@@ -630,15 +639,15 @@ def diagnose_no_grad_fn(facts, exc, ctx):
         if re.search(r"autograd\.grad\(", gcode):
             before = f"{gcode}\n{err_code}" if grad_src != err_line else err_code
             after = f"{add_kwarg(gcode, 'create_graph=True') or gcode}\n{err_code}" if grad_src != err_line else ""
-            src_txt = f"line {grad_src} (`{gcode}`) computed it with torch.autograd.grad"
+            src_txt = f"{facts.line_ref(grad_src)} (`{gcode}`) computed it with torch.autograd.grad"
         else:
             back = facts.src.find_lines(r"\.backward\(", 1, err_line - 1)
             bl = facts.src.line(back[-1]) if back else ""
             before = f"{bl}\n{err_code}" if bl else err_code
             after = f"{add_kwarg(bl, 'create_graph=True') or bl}\n{err_code}" if bl else ""
-            src_txt = (f"it is a .grad filled by the backward at line {back[-1]} (`{bl}`)" if back
+            src_txt = (f"it is a .grad filled by the backward at {facts.line_ref(back[-1])} (`{bl}`)" if back
                        else "it is a .grad")
-        cause = (f"The tensor differentiated at line {err_line} (`{err_code}`) is computed from a gradient: "
+        cause = (f"The tensor differentiated at {facts.line_ref(err_line)} (`{err_code}`) is computed from a gradient: "
                  f"{src_txt} without create_graph=True, so it is a constant with no grad_fn and cannot be "
                  "differentiated again. "
                  + catalog.get("double_backward_no_create_graph").why)
@@ -679,7 +688,7 @@ def diagnose_no_grad_fn(facts, exc, ctx):
         context["grad_mode_block"] = where
         context["computed_at"] = line
         code = facts.src.line(line)
-        cause = (f"`{expr or 'the tensor'}` was computed from line {line} (`{code}`), which ran inside "
+        cause = (f"`{expr or 'the tensor'}` was computed from {facts.line_ref(line)} (`{code}`), which ran inside "
                  f"{where}, so autograd recorded nothing and it has no grad_fn. "
                  + catalog.get("backward_in_no_grad").why)
         if where.startswith("@"):  # a decorated function: show the decorator going away
@@ -723,7 +732,8 @@ def diagnose_no_grad_fn(facts, exc, ctx):
     context.update({"inputs_without_grad": leaves, "frozen_modules": frozen})
     trainable = facts.names(lambda x: x._grad_fn is None and x._requires_grad)
     context["leaves_requiring_grad"] = trainable
-    parts = [f"`{expr or 'The tensor'}` (line {assign_line or err_line}) has requires_grad=False and no grad_fn."]
+    parts = [f"`{expr or 'The tensor'}` ({facts.line_ref(assign_line or err_line)}) has requires_grad=False "
+             "and no grad_fn."]
     if leaves:
         parts.append(f"It is computed from {', '.join(f'`{n}`' for n in leaves)}, which "
                      f"{'does' if len(leaves) == 1 else 'do'} not require grad.")
@@ -778,8 +788,8 @@ def diagnose_grad_none(facts, exc):
     elif not t._requires_grad:
         detached = facts.src.find_lines(rf"\b{re.escape(expr)}\s*=.*\.detach\(\)|\b{re.escape(expr)}\s*=.*\.data\b")
         reason = "detached" if detached else "no_requires_grad"
-        text = (f"`{expr}` does not require grad" + (f": it is a detached copy (line {detached[0]})" if detached
-                                                     else "") + ", so no gradient is ever stored in it.")
+        copy = f": it is a detached copy ({facts.line_ref(detached[0])})" if detached else ""
+        text = f"`{expr}` does not require grad{copy}, so no gradient is ever stored in it."
         al = facts.src.last_assignment(expr, err_line)
         b = facts.src.line(al) if al else code
         fix = _fix(f"Make `{expr}` require grad (requires_grad=True / nn.Parameter) and use it, not a detached copy, "
@@ -787,14 +797,14 @@ def diagnose_grad_none(facts, exc):
                    b.replace(".detach()", "").replace(".data", ""))
     elif not backwards:
         reason = "before_backward"
-        text = f"No backward pass has run yet when line {err_line} reads `{expr}.grad`."
+        text = f"No backward pass has run yet when {facts.line_ref(err_line)} reads `{expr}.grad`."
         fix = _fix("Read or modify .grad only after backward(), or guard it.", code,
                    f"if {expr}.grad is not None:\n    {code}")
     elif not reached:
         uses = facts.src.find_lines(rf"\b{re.escape(expr)}\.detach\(\)|\b{re.escape(expr)}\.data\b")
         reason = "detached" if uses else "not_in_graph"
         text = (f"{len(backwards)} backward pass(es) ran, but none reached `{expr}`: "
-                + (f"it is only used through .detach()/.data (line {uses[0]})." if uses
+                + (f"it is only used through .detach()/.data ({facts.line_ref(uses[0])})." if uses
                    else "it does not take part in the loss."))
         fix = _fix(f"Use `{expr}` itself in the computation of the loss (or drop it from what you update).", code,
                    f"if {expr}.grad is not None:\n    {code}")
@@ -805,7 +815,7 @@ def diagnose_grad_none(facts, exc):
         fix = _fix("Read the gradient between backward() and zero_grad(), or guard with `if ... is not None`.", code,
                    f"if {expr}.grad is not None:\n    {code}")
     context["reason"] = reason
-    cause = f"Line {err_line} (`{code}`) calls .{attr} on `{expr}.grad`, which is None. {text}"
+    cause = f"{facts.line_ref(err_line, start=True)} (`{code}`) calls .{attr} on `{expr}.grad`, which is None. {text}"
     return "grad_is_none_zero", cause, fix, context, {}
 
 
@@ -842,7 +852,8 @@ def _generic(facts, exc, eid, ctx):
         elif re.search(rf"\b{re.escape(nm)}\.backward\(\s*\)", code):
             after = code.replace(f"{nm}.backward()", f"{nm}.sum().backward()")
         cause_extra = f"`{nm}`{shape} has {t.numel() if t is not None else 'several'} elements."
-        return eid, f"Line {line} (`{code}`): {cause_extra} {e.cause}", _fix(e.fix, before, after), context, {
+        cause = f"{facts.line_ref(line, start=True)} (`{code}`): {cause_extra} {e.cause}"
+        return eid, cause, _fix(e.fix, before, after), context, {
             ("backward_nonscalar" if in_grad else "grad_nonscalar_no_grad_outputs"):
                 ("the call is torch.autograd.grad" if in_grad else "the call is .backward()")}
     if eid == "mm_shape_mismatch":
@@ -874,14 +885,14 @@ def _generic(facts, exc, eid, ctx):
                     after = code.replace(m.group(0), f"{m.group(1)} @ {m.group(2)}.T", 1)
                 elif mm and mat1[1] == mat2[1]:
                     after = code.replace(mm.group(0), f"{mm.group(1)}({mm.group(2)}, {mm.group(3)}.T)", 1)
-        cause = f"Line {line} (`{code}`): {extra} {e.cause}" if code else e.cause
+        cause = f"{facts.line_ref(line, start=True)} (`{code}`): {extra} {e.cause}" if code else e.cause
         return eid, cause, _fix(e.fix, before, after), context, {}
     if eid == "broadcast_mismatch":
         f = explain_message(str(exc)).context
         if "size_a" in f:
             context.update({k: f[k] for k in ("size_a", "size_b", "dim")})
-            cause = (f"Line {line} (`{code}`): the operands have {f['size_a']} and {f['size_b']} elements in "
-                     f"dimension {f['dim']}. {e.cause}")
+            cause = (f"{facts.line_ref(line, start=True)} (`{code}`): the operands have {f['size_a']} and "
+                     f"{f['size_b']} elements in dimension {f['dim']}. {e.cause}")
             return eid, cause, _fix(e.fix, code, ""), context, {}
     if eid in ("inplace_leaf", "inplace_view_of_leaf"):
         after = indent_block(code, "with torch.no_grad():")
@@ -919,7 +930,7 @@ def _generic(facts, exc, eid, ctx):
             after = re.sub(r"gradient\s*=\s*[^,)]+(\([^)]*\))?", f"gradient=torch.ones_like({nm.group(1)})", code)
     if not after:
         before, after = (code, "") if code else (e.before, e.after)
-    cause = f"Line {line} (`{code}`): {e.cause}" if code else e.cause
+    cause = f"{facts.line_ref(line, start=True)} (`{code}`): {e.cause}" if code else e.cause
     return eid, cause, _fix(e.fix, before, after), context, {}
 
 
@@ -938,14 +949,16 @@ def diagnose_script(path, argv=(), *, lint=True) -> Diagnosis:
     outcome = run_until_error(path, argv, probe=probe)
     facts = Facts(outcome)
     warnings_ = findings_to_warnings(facts) if lint else []
+    warning_dicts = [_placed(outcome.program, w.as_dict()) for w in warnings_]
     exc = outcome.exc
     if exc is None:
         return Diagnosis(id=None, title="No error", cause="The script ran to the end without raising.",
                          fix=_fix(""), context={"warnings": len(warnings_)}, error=None,
-                         warnings=[w.as_dict() for w in warnings_], stdout=outcome.stdout)
+                         warnings=warning_dicts, stdout=outcome.stdout)
     message = str(exc)
-    error = {"type": type(exc).__name__, "message": message, "line": outcome.error_line,
-             "code": facts.src.line(outcome.error_line), "traceback": outcome.error_traceback}
+    error = _placed(outcome.program, {"type": type(exc).__name__, "message": message, "line": outcome.error_line,
+                                      "code": facts.src.line(outcome.error_line),
+                                      "traceback": outcome.error_traceback})
     explanation = explain_message(f"{type(exc).__name__}: {message}")
     eid = getattr(exc, "gradviz_id", None) or explanation.id
     ctx = getattr(exc, "gradviz_context", None) or {}
@@ -972,9 +985,10 @@ def diagnose_script(path, argv=(), *, lint=True) -> Diagnosis:
     names = _graph_names(facts)
     if result is None:
         return Diagnosis(id=None, candidates=explanation.candidates, title=explanation.title,
-                         cause=f"Line {outcome.error_line}: {type(exc).__name__}: {message}. " + explanation.cause,
+                         cause=f"{facts.line_ref(outcome.error_line, start=True)}: {type(exc).__name__}: {message}. "
+                               + explanation.cause,
                          fix=explanation.fix, context={"error_line": outcome.error_line}, error=error,
-                         warnings=[w.as_dict() for w in warnings_], stdout=outcome.stdout, explanation=explanation)
+                         warnings=warning_dicts, stdout=outcome.stdout, explanation=explanation)
     chosen, cause, fix, context, ruled_out = result
     context = _plain(context)
     context.setdefault("error_line", outcome.error_line)
@@ -985,9 +999,17 @@ def diagnose_script(path, argv=(), *, lint=True) -> Diagnosis:
         family = [i for i in explanation.ids if i != chosen] if chosen in explanation.ids else []
     cands = _others(family, chosen, ruled_out)
     return Diagnosis(id=chosen, candidates=cands, title=catalog.get(chosen).title, cause=" ".join(cause.split()),
-                     fix=fix, context=context, error=error, warnings=[w.as_dict() for w in warnings_],
+                     fix=fix, context=context, error=error, warnings=warning_dicts,
                      stdout=outcome.stdout, explanation=explanation, failing_node=node, graph_roots=roots,
                      graph_names=names)
+
+
+def _placed(program, d):
+    """An error or warning dict with its line as people see it: a notebook's adds its
+    ``cell`` ('In [5]') and counts the line in that cell."""
+    if program is not None and program.notebook and d.get("line") and d.get("file") is None:
+        d["cell"], d["line"] = program.where(d["line"])
+    return d
 
 
 def _graph_roots(facts, node, outcome):

@@ -121,11 +121,11 @@ def _from_finding(facts, f):
         b = f.facts.get("backward_site")
         bline = b[1] if b and b[0] == facts.code_path else None
         who = f"`{name}`" if name else f"the tensor saved as {f.facts.get('slot')}"
-        via = (", ".join(f"line {n} (`{facts.src.line(n)}`)" for n in data_lines)
+        via = (", ".join(f"{facts.line_ref(n)} (`{facts.src.line(n)}`)" for n in data_lines)
                or "a write that autograd does not track (.data or numpy)")
-        msg = (f"{f.facts.get('node')} (created at line {line}) saved {who}, and {via} changed its values without "
-               f"bumping its version counter. The backward at line {bline} used the changed values: its gradients "
-               "are silently wrong.")
+        msg = (f"{f.facts.get('node')} (created at {facts.line_ref(line)}) saved {who}, and {via} changed its values "
+               f"without bumping its version counter. The backward at {facts.line_ref(bline)} used the changed values: "
+               "its gradients are silently wrong.")
         fix = _entry_fix("data_silent_wrong")
         if data_lines:
             c = facts.src.line(data_lines[0])
@@ -142,9 +142,9 @@ def _from_finding(facts, f):
         loop = facts.src.loop_around(line or 0)
         who = ", ".join(f"`{n}`" for n in names) or "a parameter"
         grads = ", ".join(f"`{n}.grad`" for n in names) or "its .grad"
-        msg = (f"The backward at line {line} ran again after {who} had been updated, but {grads} still held the "
-               "previous iteration's gradient, so the new gradient was added to it: every update uses the sum of "
-               "all iterations so far.")
+        msg = (f"The backward at {facts.line_ref(line)} ran again after {who} had been updated, but {grads} still "
+               "held the previous iteration's gradient, so the new gradient was added to it: every update uses the "
+               "sum of all iterations so far.")
         fix = _entry_fix("grad_accumulation_no_zero_grad")
         if loop:
             ind = re.match(r"\s*", facts.src.raw_line(line)).group(0)
@@ -172,13 +172,13 @@ def _from_python_warning(facts, cw):
     elif eid == "scalar_conversion_requires_grad_warning":
         return _scalar_conversion(facts, file, line, code)
     elif eid == "tensor_copy_construct_warning":
-        msg = (f"Line {line} copies a tensor with torch.tensor(...): the copy is a new leaf with no history, so "
-               "gradients stop there.")
+        msg = (f"{facts.line_ref(line, start=True)} copies a tensor with torch.tensor(...): the copy is a new leaf "
+               "with no history, so gradients stop there.")
         m = re.search(r"torch\.tensor\(([^,()]+(?:\([^()]*\))?[^,()]*)\)", code)
         if m:
             fix = dict(fix, before=code, after=code.replace(m.group(0), f"({m.group(1)}).clone()"))
     else:
-        msg = f"Line {line}: {cw.message.splitlines()[0]}"
+        msg = f"{facts.line_ref(line, start=True)}: {cw.message.splitlines()[0]}"
     return LintWarning(eid, title_of(eid), msg, line, file, code, fix, ctx)
 
 
@@ -188,7 +188,7 @@ def _nonleaf_grad(facts, file, line, code):
     name = m.group(1) if m else None
     t = facts.evaluate(name) if name else None
     op = t._grad_fn.name() if t is not None and getattr(t, "_grad_fn", None) is not None else None
-    msg = (f"Line {line} reads `{name or '?'}.grad`, but `{name or 'it'}` is not a leaf"
+    msg = (f"{facts.line_ref(line, start=True)} reads `{name or '?'}.grad`, but `{name or 'it'}` is not a leaf"
            + (f" (it was produced by {op})" if op else "") + ": backward() does not store its gradient, so this "
            "is None.")
     if name:
@@ -201,8 +201,8 @@ def _scalar_conversion(facts, file, line, code):
     fix = _entry_fix("scalar_conversion_requires_grad_warning")
     m = re.search(r"\b(float|int)\(([^()]*(?:\([^()]*\))?[^()]*)\)", code)
     expr = m.group(2) if m else None
-    msg = (f"Line {line} turns `{expr or 'a tensor'}`, which requires grad, into a Python number: anything "
-           "computed from that number is cut off from the graph.")
+    msg = (f"{facts.line_ref(line, start=True)} turns `{expr or 'a tensor'}`, which requires grad, into a Python "
+           "number: anything computed from that number is cut off from the graph.")
     if m:
         fix = dict(fix, before=code, after=code.replace(m.group(0), f"{expr}.item()" if m.group(1) == "float"
                                                         else m.group(0).replace(expr, f"{expr}.detach()")))
@@ -252,8 +252,9 @@ def _scalars_in_graph(facts):
                 continue  # the engine's own warning already covers float(x) here
             code = facts.src.line(node.lineno)
             call = ast.unparse(sub)
-            msg = (f"Line {node.lineno} computes `{targets[0]}` (part of the graph) from `{call}`: the value of "
-                   f"`{expr}` enters as a constant, so no gradient flows back to `{expr}` through this term.")
+            msg = (f"{facts.line_ref(node.lineno, start=True)} computes `{targets[0]}` (part of the graph) from "
+                   f"`{call}`: the value of `{expr}` enters as a constant, so no gradient flows back to `{expr}` "
+                   "through this term.")
             fix = {"text": f"Keep `{expr}` a tensor in the computation (drop `{call}` for `{expr}`), or detach it "
                            "explicitly if a constant is really meant.",
                    "before": code, "after": code.replace(call, expr)}

@@ -28,7 +28,7 @@ def panels(obj):
         head.append(f"{error['type']}: ", style="bold red")
         head.append(error["message"])
         if error.get("line"):
-            head.append(f"\nline {error['line']}: ", style="dim")
+            head.append(f"\n{_line_of(error)}: ", style="dim")
             head.append(error.get("code") or "", style="bold")
         out.append(Panel(head, title="error", title_align="left", border_style="red"))
     known = d["id"] is not None
@@ -65,7 +65,7 @@ def panels(obj):
         text = Text(w["message"])
         if w.get("fix", {}).get("text"):
             text.append("\n" + w["fix"]["text"], style="green")
-        out.append(Panel(text, title=f"warning: {w['title']}  ({w['id']}, line {w.get('line')})",
+        out.append(Panel(text, title=f"warning: {w['title']}  ({w['id']}, {_line_of(w)})",
                          title_align="left", border_style="magenta"))
     return out
 
@@ -102,5 +102,10 @@ def print_warnings(warnings, file=None, *, width=None):
         text = Text(w["message"])
         if w.get("fix", {}).get("text"):
             text.append("\n" + w["fix"]["text"], style="green")
-        console.print(Panel(text, title=f"warning: {w['title']}  ({w['id']}, line {w.get('line')})",
+        console.print(Panel(text, title=f"warning: {w['title']}  ({w['id']}, {_line_of(w)})",
                             title_align="left", border_style="magenta"))
+
+
+def _line_of(d) -> str:
+    """'line 9', or a notebook's 'In [5], line 3'."""
+    return f"{d['cell']}, line {d.get('line')}" if d.get("cell") else f"line {d.get('line')}"

@@ -86,6 +86,8 @@ class Recorder:
     every backward / autograd.grad call is snapshotted as the call returns (its buffers
     freed), and the last ``keep`` of them are kept in ``captures`` as
     (BackwardCallInfo, GraphSnapshot) pairs.
+    sites: optional ``fn((filename, line)) -> (filename, line)``, the names its
+    snapshots give places in the user's code (a notebook's cells).
 
     Watching must never break the program watched: an exception inside the recorder
     (or the callback) is kept in ``errors`` instead of reaching the engine.
@@ -93,9 +95,10 @@ class Recorder:
 
     MAX_ERRORS = 20
 
-    def __init__(self, on_backward=None, capture=None, keep=1):
+    def __init__(self, on_backward=None, capture=None, keep=1, sites=None):
         self.callback = on_backward
         self.capture = capture
+        self.sites = sites  # how snapshots name places in the user's code (see ``snapshot``)
         self.keep = keep
         self.captures = []
         self._ops = {}  # serial -> OpRec, in execution order
@@ -201,7 +204,8 @@ class Recorder:
             if self.capture is not None:
                 from .snapshot import snapshot
                 snap = snapshot([(n, nr) for n, nr in roots if n is not None], self.capture(), self)
-                self.captures.append((BackwardCallInfo(call.index, call.kind, call.site), snap))
+                site = self.sites(call.site) if self.sites is not None and call.site else call.site
+                self.captures.append((BackwardCallInfo(call.index, call.kind, site), snap))
                 del self.captures[:-self.keep or None]
         if self.callback is not None:
             self.callback(phase, roots, call)

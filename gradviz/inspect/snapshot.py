@@ -9,6 +9,7 @@ expression such as ``w1*a``).
 Engine objects are read here and nowhere else in gradviz's inspection: the result holds
 only str, int, float, bool and tuples (see ``model``).
 """
+import dataclasses
 import gc
 from collections.abc import Mapping
 
@@ -19,22 +20,55 @@ from .model import (BackwardCallInfo, BackwardNode, Edge, ForwardOp, GradInfo, G
                     SavedInfo, Value)
 
 
-def snapshot(roots, names=None, recorder=None) -> GraphSnapshot:
+def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
     """Snapshot the graph reachable from ``roots``.
 
     roots: a tensor, a grad_fn node, a ``(node, output_nr)`` edge, or a sequence of them.
     names: ``{id(tensor): name}`` (or ``{name: tensor}``) for the script's variables.
     recorder: a ``Recorder`` that watched the forward pass, for the forward graph.
+    sites: ``fn((filename, line)) -> (filename, line)``, how the snapshot names the
+    places of the user's code (a notebook's lines by cell: ``('In [5]', 3)``); by
+    default the recorder's ``sites``, else the engine's own.
     """
     # A snapshot allocates about ten objects per node and makes no reference cycles;
     # pausing the cyclic GC spares repeated full scans of a large live graph.
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _snapshot(roots, names, recorder)
+        snap = _snapshot(roots, names, recorder)
+        sites = sites if sites is not None else getattr(recorder, "sites", None)
+        return relabel_sites(snap, sites) if sites is not None else snap
     finally:
         if paused:
             gc.enable()
+
+
+def relabel_sites(snap: GraphSnapshot, place) -> GraphSnapshot:
+    """``snap`` with every site passed through ``place`` once; what shared a record
+    (the nodes one backward call freed) still shares one."""
+    mapped = {}
+
+    def site(s):
+        if s is None:
+            return None
+        if s not in mapped:
+            mapped[s] = place(s)
+        return mapped[s]
+
+    calls = {}
+
+    def call(c):
+        if c is None:
+            return None
+        if id(c) not in calls:
+            calls[id(c)] = dataclasses.replace(c, site=site(c.site))
+        return calls[id(c)]
+
+    return dataclasses.replace(
+        snap,
+        nodes=tuple(dataclasses.replace(n, site=site(n.site), freed_by=call(n.freed_by)) for n in snap.nodes),
+        ops=tuple(dataclasses.replace(op, site=site(op.site)) for op in snap.ops),
+        backward_calls=tuple(call(c) for c in snap.backward_calls))
 
 
 def _snapshot(roots, names, recorder):

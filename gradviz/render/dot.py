@@ -62,10 +62,10 @@ def render(snap, path, view="both", max_nodes=DEFAULT_MAX_NODES, *, max_pixels=D
     return Graph(snap, view=view, max_nodes=max_nodes, **options).save(path, max_pixels=max_pixels, timeout=timeout)
 
 
-def make_dot(roots, names=None, recorder=None, **options) -> "Graph":
+def make_dot(roots, names=None, recorder=None, sites=None, **options) -> "Graph":
     """torchviz's ``make_dot``, gradviz style: snapshot ``roots`` and return a Graph."""
     from gradviz.inspect import snapshot
-    snap = snapshot(roots, names=names, recorder=recorder)
+    snap = snapshot(roots, names=names, recorder=recorder, sites=sites)
     if "view" not in options and not snap.has_forward:
         options["view"] = "backward"
     return Graph(snap, **options)

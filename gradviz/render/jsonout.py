@@ -9,6 +9,8 @@ The schema is the conformance schema of ``../shared/conformance/README.md`` (wha
                                             "stats": {"min", "max", "mean", "norm"},
                                             "grad": null | {"data", "stats"}}]}]}
 
+A notebook's cells add ``cell`` (``"In [5]"``), and its document ``notes``; lines
+are counted within each cell, so a notebook cell's ``line`` is 1.
 ``gradviz run --json`` adds ``graph``, ``lint``, ``stopped`` and
 ``tensors_after_second_backward`` keys only when the options that produce them are
 used; ``gradviz graph --json`` builds its own document with ``json_text``.
@@ -39,17 +41,24 @@ def tensor_dict(t) -> dict:
 
 
 def cell_dict(c) -> dict:
-    return {
+    d = {
         "line": c.line,
         "stdout": c.stdout,
         "error": None if c.error is None else {"type": c.error.type, "message": c.error.message},
         "tensors": [tensor_dict(t) for t in c.tensors],
     }
+    if c.label:  # a notebook's cell, named as the notebook shows it
+        d["cell"] = c.label
+    return d
 
 
 def run_dict(result) -> dict:
-    """The whole document for a scripting.RunResult."""
-    return {"script": result.script, "cells": [cell_dict(c) for c in result.cells]}
+    """The whole document for a scripting.RunResult (a notebook's adds ``notes``: the
+    IPython-only lines that were set aside)."""
+    doc = {"script": result.script, "cells": [cell_dict(c) for c in result.cells]}
+    if result.notebook:
+        doc["notes"] = list(result.notes)
+    return doc
 
 
 def json_text(doc, indent=None) -> str:

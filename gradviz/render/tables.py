@@ -162,10 +162,17 @@ def nonfinite_lines(tensors) -> list:
 # --------------------------------------------------------------------------- errors
 
 
+def cell_title(cell, total_cells: int) -> str:
+    """'cell 3 of 7 (starts at line 12)' in a script, 'In [5] (cell 3 of 7)' in a notebook."""
+    if cell.label:
+        return f"{cell.label} (cell {cell.number} of {total_cells})"
+    return f"cell {cell.number} of {total_cells} (starts at line {cell.line})"
+
+
 def print_cell_error(console: Console, cell, total_cells: int) -> None:
     """``Error in cell 3 of 7 (starts at line 12), at line 14:`` and the user's traceback."""
     err = cell.error
-    where = f"cell {cell.number} of {total_cells} (starts at line {cell.line})"
+    where = cell_title(cell, total_cells)
     if err.line is not None:
         where += f", at line {err.line}"
     console.print()
@@ -178,8 +185,7 @@ def print_error_summary(console: Console, result) -> None:
     errs = result.errors
     if not errs:
         return
-    which = ", ".join(f"cell {c.number} ({c.error.type}, line {c.error.line or c.line})"
-                      for c in errs)
+    which = ", ".join(f"{c.name} ({c.error.type}, line {c.error.line or c.line})" for c in errs)
     n = len(result.cells)
     console.print(Text(f"{len(errs)} of {n} cell{'s' if n != 1 else ''} raised: {which}",
                        style="bold red"), soft_wrap=True)
