@@ -174,9 +174,12 @@ def _graph_options(out_flags, out_help):
                    "missing zero_grad, float() of tensors that require grad). Runs the script again.")
 @click.option("--timeout", type=TIMEOUT, default=None, metavar="SECONDS",
               help="Stop the script after SECONDS; what it computed until then is still reported.")
+@click.option("--html", "html", metavar="REPORT", default=None,
+              help="Also write REPORT.html: one self-contained page with every cell's code, output, "
+                   "errors (explained), tensors and graph.")
 @_command
 def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, backward_twice,
-            retain_graph, roots, lint, timeout):
+            retain_graph, roots, lint, timeout, html):
     """Run SCRIPT with `import torch` resolving to gradviz's engine.
 
     SCRIPT is a PyTorch-style Python file or a Jupyter notebook (.ipynb). Lines starting
@@ -199,6 +202,7 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
     Examples:
       gradviz run samples/seed_graph.py
       gradviz run samples/autograd_basics.ipynb --cells
+      gradviz run samples/autograd_basics.ipynb --html report.html
       gradviz run samples/seed_graph.py --graph seed.svg --root L
       gradviz run samples/seed_graph.py --backward-twice --tree
       gradviz run train.py --graph - --view backward | dot -Tpng > g.png
@@ -214,7 +218,7 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
     return command.run(command.RunOptions(
         script=script, script_args=tuple(script_args), as_json=as_json, cells=cells, graph=out,
         roots=tuple(roots), view=view, max_nodes=max_nodes, tree=tree, backward_twice=backward_twice,
-        retain_graph=retain_graph, lint=lint, timeout=timeout))
+        retain_graph=retain_graph, lint=lint, timeout=timeout, html=html))
 
 
 @cli.command("graph", context_settings=CONTEXT_SETTINGS)
@@ -235,9 +239,12 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON document (result, tensors, backward, graph, error) and nothing "
                    "else on stdout.")
+@click.option("--html", "html", metavar="REPORT", default=None,
+              help="Also write REPORT.html: the expression, its tensors, graph and errors on one "
+                   "self-contained page.")
 @_command
 def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_nodes, tree,
-              backward_twice, retain_graph, as_json):
+              backward_twice, retain_graph, as_json, html):
     """Evaluate one EXPRESSION safely, backpropagate, show tensors and graph.
 
     EXPRESSION is one expression, or simple assignments separated by ';' or newlines
@@ -270,7 +277,7 @@ def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_n
     return command.run(command.GraphOptions(
         expression=expression, shape=shape, var=tuple(var), seed=seed, dtype=dtype,
         no_backward=no_backward, output=out, view=view, max_nodes=max_nodes, tree=tree,
-        backward_twice=backward_twice, retain_graph=retain_graph, as_json=as_json))
+        backward_twice=backward_twice, retain_graph=retain_graph, as_json=as_json, html=html))
 
 
 @cli.command("explain", context_settings=CONTEXT_SETTINGS)

@@ -57,6 +57,7 @@ class NotebookCell:
     source: str  # Python: the cell with its IPython lines set aside
     set_aside: tuple  # of SetAside
     quiet: bool  # its last line ends with ';': Jupyter shows no value
+    text: str = ""  # the cell as written
 
 
 def read_notebook(path: str, data: bytes) -> list:
@@ -95,7 +96,7 @@ def read_notebook(path: str, data: bytes) -> list:
         if not text.strip():
             continue
         source, set_aside = python_of(text)
-        cells.append(NotebookCell(label, index, source, tuple(set_aside), _ends_quietly(source)))
+        cells.append(NotebookCell(label, index, source, tuple(set_aside), _ends_quietly(source), text))
     return cells
 
 

@@ -226,6 +226,11 @@ class Cell:
     code_line: int  # where its code starts in the program's line numbering (Python's tokenizer's count)
     label: str = ""  # how people name it: 'cell 3', or a notebook's 'In [5]'
     quiet: bool = False  # a notebook cell ending in ';': no value is shown
+    text: str = ""  # as written, when that is not ``source`` (a notebook's IPython lines)
+
+    @property
+    def written(self) -> str:
+        return self.text or self.source
 
     @property
     def name(self) -> str:
@@ -241,15 +246,23 @@ class Program:
     People see a script's lines as they are and a notebook's by cell: ``where(line)``.
     """
 
-    path: str  # as the user gave it
+    path: str  # as the user gave it ("" for a Jupyter cell, which has no file)
     text: str
     cells: tuple  # of Cell
     notebook: bool = False
     notes: tuple = ()  # one line per IPython-only line set aside
+    code_file: Optional[str] = None  # the name its code is compiled under, when not the path
 
     @property
     def code_path(self) -> str:
-        return os.path.abspath(self.path)
+        return self.code_file or os.path.abspath(self.path)
+
+    def frame_place(self, line: int) -> tuple:
+        """(file name, line) a traceback shows for a line of the program's code."""
+        label, local = self.where(line)
+        if not label:
+            return self.path, line
+        return (f"{self.path}, {label}" if self.path else label), local
 
     def cell_at(self, line: int) -> Optional[Cell]:
         """The cell holding program line ``line``."""
@@ -365,7 +378,7 @@ def load_program(path: str) -> Program:
     line = 1
     for k, nc in enumerate(nb_cells):
         source = nc.source if nc.source.endswith("\n") else nc.source + "\n"
-        cells.append(Cell(k, 1, source, line, nc.label, nc.quiet))
+        cells.append(Cell(k, 1, source, line, nc.label, nc.quiet, nc.text if nc.text != nc.source else ""))
         chunks.append(source)
         line += source.count("\n")
         notes.extend(x.note(nc.label) for x in nc.set_aside)
@@ -509,6 +522,12 @@ def named_tensors(ns: dict, tensor_type: type, module_type: Optional[type]) -> l
     return out
 
 
+def changed_tensors(before: tuple, after: tuple) -> tuple:
+    """The TensorInfos of ``after`` that are new, or differ from ``before``'s of that name."""
+    old = {t.name: t for t in before}
+    return tuple(t for t in after if old.get(t.name) != t)
+
+
 def snapshot(ns: dict, tensor_type: type, module_type: Optional[type]) -> tuple:
     """The named tensors of a namespace, by record.py's rules.
 
@@ -553,9 +572,8 @@ def _strip_internal(te: traceback.TracebackException, internal_dirs: Sequence[st
         for f in frames:
             f.line  # noqa: B018 - read the source line now, under its real file name and line
             if f.filename == program.code_path:
-                label, local = program.where(f.lineno)
-                f.filename = f"{program.path}, {label}" if label else program.path
-                if label and local != f.lineno:
+                f.filename, local = program.frame_place(f.lineno)
+                if local != f.lineno:
                     shift = f.lineno - local
                     f.lineno = local
                     if getattr(f, "end_lineno", None) is not None:
@@ -666,17 +684,7 @@ def _session(script: str, argv: Sequence[str], engine_name: str, seed: Optional[
     saved_keys = set(sys.modules)
     saved_dtype = engine.get_default_dtype()
     saved_grad = engine.is_grad_enabled()
-    aliasing = engine_name != ALIAS
-    hidden = {}
-    finder = _AliasFinder(engine_name)
     try:
-        if aliasing:
-            # hide any real torch the process imported, then alias what is loaded
-            hidden = {k: sys.modules.pop(k) for k in list(sys.modules) if _is_alias(k)}
-            for k, mod in list(sys.modules.items()):
-                if mod is not None and (k == engine_name or k.startswith(engine_name + ".")):
-                    sys.modules[ALIAS + k[len(engine_name):]] = mod
-            sys.meta_path.insert(0, finder)
         main = types.ModuleType("__main__")
         main.__file__ = os.path.abspath(script)  # as Python (3.9+) sets it
         sys.modules["__main__"] = main
@@ -688,7 +696,8 @@ def _session(script: str, argv: Sequence[str], engine_name: str, seed: Optional[
         getattr(engine, "_reset_warnings_once", lambda: None)()
         if seed is not None:
             engine.manual_seed(seed)
-        yield engine, nn, main.__dict__
+        with torch_alias(engine_name):
+            yield engine, nn, main.__dict__
     finally:
         _undo = []  # run every step even if one fails; re-raise the first failure
 
@@ -707,23 +716,40 @@ def _session(script: str, argv: Sequence[str], engine_name: str, seed: Optional[
             sys.modules["__main__"] = saved_main
         else:
             sys.modules.pop("__main__", None)
+        for k in list(sys.modules):
+            if k in saved_keys or any(k == p or k.startswith(p + ".") for p in ("gradviz", engine_name)):
+                continue
+            # a module of the script's own folder, imported by the script: it may
+            # hold the aliased engine, so it goes with the run
+            f = getattr(sys.modules[k], "__file__", None)
+            if isinstance(f, str) and os.path.abspath(f).startswith(script_dir + os.sep):
+                del sys.modules[k]
+        if _undo:
+            raise _undo[0]
+
+
+@contextlib.contextmanager
+def torch_alias(engine_name: str = ENGINE):
+    """While active, ``import torch`` (and ``torch.X``) gives ``engine_name``'s modules;
+    a real torch the process had imported is hidden, and put back afterwards."""
+    if engine_name == ALIAS:  # real PyTorch itself: nothing to alias
+        yield
+        return
+    hidden = {k: sys.modules.pop(k) for k in list(sys.modules) if _is_alias(k)}
+    for k, mod in list(sys.modules.items()):
+        if mod is not None and (k == engine_name or k.startswith(engine_name + ".")):
+            sys.modules[ALIAS + k[len(engine_name):]] = mod
+    finder = _AliasFinder(engine_name)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
         while finder in sys.meta_path:
             sys.meta_path.remove(finder)
         for k in list(sys.modules):
-            if aliasing and _is_alias(k):
+            if _is_alias(k):
                 del sys.modules[k]
-            elif k in saved_keys or any(k == p or k.startswith(p + ".")
-                                        for p in ("gradviz", engine_name)):
-                continue
-            else:
-                # a module of the script's own folder, imported by the script: it may
-                # hold the aliased engine, so it goes with the run
-                f = getattr(sys.modules[k], "__file__", None)
-                if isinstance(f, str) and os.path.abspath(f).startswith(script_dir + os.sep):
-                    del sys.modules[k]
         sys.modules.update(hidden)
-        if _undo:
-            raise _undo[0]
 
 
 # --------------------------------------------------------------------------- running
@@ -744,12 +770,13 @@ def _record_style_compile_error(src: str, fname: str) -> Optional[BaseException]
     return None
 
 
-def _run_cell(cell: Cell, ns: dict, script: str, code_path: str) -> None:
+def _run_cell(cell: Cell, ns: dict, script: str, code_path: str, show: Callable = None) -> None:
     """Exec the cell; print the repr of a trailing bare expression (record.py's run_cell).
 
     Code objects carry the script's absolute path and real line numbers, so tracebacks
     point into the file.  ``script`` (the path as given) is what record.py compiles with:
-    compile errors are reported in its terms.
+    compile errors are reported in its terms. ``show(value)`` shows the last expression's
+    value (Jupyter displays it rather than printing its repr).
     """
     try:
         tree = ast.parse("\n" * (cell.code_line - 1) + cell.source, code_path)
@@ -767,7 +794,11 @@ def _run_cell(cell: Cell, ns: dict, script: str, code_path: str) -> None:
             raise _CompileError(e, _record_style_compile_error(cell.source, script)) from None
         val = eval(code, ns)
         if val is not None and not cell.quiet:
-            print(repr(val))
+            (show or _print_repr)(val)
+
+
+def _print_repr(value) -> None:
+    print(repr(value))
 
 
 class _CompileError(Exception):
@@ -885,9 +916,11 @@ def _show_compile_error(err: BaseException, program: Program) -> None:
     """A SyntaxError as the user knows the place: the path they gave, a notebook's cell."""
     if getattr(err, "filename", None) != program.code_path:
         return
-    label, local = program.where(err.lineno)
-    err.filename = f"{program.path}, {label}" if label else program.path
-    if label and err.lineno is not None:
+    if err.lineno is None:
+        err.filename = program.frame_place(1)[0]
+        return
+    err.filename, local = program.frame_place(err.lineno)
+    if local != err.lineno:
         shift = err.lineno - local
         err.lineno = local
         if getattr(err, "end_lineno", None) is not None:

@@ -113,3 +113,10 @@ def test_readme_notebook_example_is_the_real_output():
     p = _pipe_output("run", "samples/autograd_basics.ipynb")
     assert p.returncode == 1
     assert p.stderr.strip() == shown.strip()
+
+
+def test_readme_shows_the_notebook_magic_show_and_report_workflows():
+    for text in ("gradviz run samples/autograd_basics.ipynb", "%load_ext gradviz", "%%gradviz --backward-twice",
+                 "gradviz.show(loss)", "--html report.html", "docs/report.png", "[jupyter]"):
+        assert text in README, text
+    check_png(ROOT / "docs" / "report.png")

@@ -277,11 +277,24 @@ def roots_of_snapshot(snap, edges) -> list:
     return out
 
 
-def second_backward_note(second: PassResult, retain: bool) -> str:
+def second_backward_note(second: PassResult) -> str:
     if second.ok:
         return ("second backward (--backward-twice) succeeded because the graph was retained "
                 "(--retain-graph): the gradients accumulated, so they are doubled")
     return f"second backward (--backward-twice) raised {second.error_line}"
+
+
+def second_backward_lines(second: PassResult, freed: int, root_names: str) -> list:
+    """The second pass's outcome, PyTorch's error verbatim: a heading, then what it means."""
+    if second.ok:
+        return [f"Second backward on {root_names} (--backward-twice): succeeded",
+                "The graph was retained (--retain-graph), so its saved tensors were still there; "
+                "the gradients accumulated and are doubled in the table."]
+    lines = [f"Second backward on {root_names} (--backward-twice) raised, as PyTorch does:", second.error_line]
+    if freed:
+        lines.append(f"The first backward freed {freed} saved tensor{'s' if freed != 1 else ''}; "
+                     "the graph marks them freed. Pass --retain-graph to keep them.")
+    return lines
 
 
 def print_second_backward(streams: Streams, second: PassResult, freed: int, root_names: str) -> None:
@@ -290,17 +303,10 @@ def print_second_backward(streams: Streams, second: PassResult, freed: int, root
 
     con = streams.report
     con.print()
-    if second.ok:
-        con.print(Text(f"Second backward on {root_names} (--backward-twice): succeeded", style="bold green"))
-        con.print(Text("The graph was retained (--retain-graph), so its saved tensors were still there; "
-                       "the gradients accumulated and are doubled in the table."), soft_wrap=True)
-        return
-    con.print(Text(f"Second backward on {root_names} (--backward-twice) raised, as PyTorch does:",
-                   style="bold red"))
-    con.print(Text(second.error_line), soft_wrap=True)
-    if freed:
-        con.print(Text(f"The first backward freed {freed} saved tensor{'s' if freed != 1 else ''}; "
-                       "the graph marks them freed. Pass --retain-graph to keep them."), soft_wrap=True)
+    head, *rest = second_backward_lines(second, freed, root_names)
+    con.print(Text(head, style="bold green" if second.ok else "bold red"))
+    for line in rest:
+        con.print(Text(line), soft_wrap=True)
 
 
 def freed_count(snap) -> int:

@@ -11,6 +11,7 @@ from typing import Optional
 
 from . import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
+from . import report
 
 _NAME = re.compile(r"^[^\W\d]\w*$")
 MAX_TITLE = 70
@@ -31,6 +32,7 @@ class GraphOptions:
     backward_twice: bool = False
     retain_graph: bool = False
     as_json: bool = False
+    html: Optional[str] = None  # --html REPORT
 
 
 @dataclass
@@ -87,6 +89,7 @@ def run(opts: GraphOptions) -> int:
 
     text = _read_expression(opts.expression)
     target = common.output_target(opts.output, "-o/--output")
+    html_path = report.html_target(opts.html)
     if opts.as_json and target is not None and target.stdout:
         raise CommandError("--json and -o - both want stdout: write the graph to a file", usage=True)
     if opts.no_backward and (opts.backward_twice or opts.retain_graph):
@@ -105,6 +108,8 @@ def run(opts: GraphOptions) -> int:
         dtype = getattr(engine, opts.dtype)
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
     out = _evaluate(opts, program, shape, specs, dtype, target)
+    if html_path is not None:
+        report.write(html_path, report.graph_page(opts, out, _title(program), _picture_notes(out)))
     if opts.as_json:
         from gradviz.render import jsonout
 
@@ -116,6 +121,11 @@ def run(opts: GraphOptions) -> int:
             common.print_tree(streams, out.snapshot, show_sites=False)  # stderr: stdout has the JSON
     else:
         _print(opts, streams, out, target)
+        if html_path is not None:
+            from rich.text import Text
+
+            streams.report.print()
+            streams.report.print(Text(f"Report written to {html_path}"), soft_wrap=True)
     if out.error is not None:
         return EXIT_SCRIPT_ERROR
     if out.graph is not None and out.graph.error is not None:
@@ -192,13 +202,20 @@ def _evaluate(opts, program, shape, specs, dtype, target) -> Outcome:
     finally:
         engine.set_grad_enabled(saved_grad)
     if out.snapshot is not None and target is not None and out.error is None:
-        notes = list(out.notes)
-        if out.second is not None:
-            notes.append(common.second_backward_note(out.second, opts.retain_graph))
-        title = f"gradviz graph: {_short(program.source)}"
         out.graph = common.write_graph(out.snapshot, target, view=opts.view, max_nodes=opts.max_nodes,
-                                       notes=notes, title=title, show_sites=False)
+                                       notes=_picture_notes(out), title=_title(program), show_sites=False)
     return out
+
+
+def _title(program) -> str:
+    return f"gradviz graph: {_short(program.source)}"
+
+
+def _picture_notes(out: Outcome) -> list:
+    notes = list(out.notes)
+    if out.second is not None:
+        notes.append(common.second_backward_note(out.second))
+    return notes
 
 
 def _short(text, limit=MAX_TITLE):
@@ -315,4 +332,4 @@ def _json(opts, out: Outcome, target) -> dict:
     return {"expression": out.program.source, "leaves": list(out.program.leaves), "seed": opts.seed,
             "result": result, "backward": dict(out.backward), "second_backward": second,
             "tensors": [jsonout.tensor_dict(t) for t in out.tensors], "graph": graph,
-            "notes": list(out.notes), "error": error}
+            "notes": list(out.notes), "error": error, **({"report": opts.html} if opts.html else {})}

@@ -14,6 +14,7 @@ from typing import Optional
 
 from . import EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
+from . import report as report_page
 
 
 @dataclass
@@ -31,6 +32,7 @@ class RunOptions:
     retain_graph: bool = False
     lint: bool = False
     timeout: Optional[float] = None
+    html: Optional[str] = None  # --html REPORT
 
 
 @dataclass
@@ -44,10 +46,20 @@ class GraphReport:
     second: Optional[common.PassResult] = None
     tensors: Optional[tuple] = None  # the table after the second pass
     outcome: Optional[common.GraphOutcome] = None
-    notes: list = field(default_factory=list)
+    nothing: Optional[str] = None  # why there is nothing to draw
+
+    @property
+    def picture_notes(self) -> list:
+        """What the picture says under its title: the passes --backward-twice ran."""
+        notes = []
+        if self.first is not None and not self.first.ok:
+            notes.append(f"backward (run by gradviz for --backward-twice) raised {self.first.error_line}")
+        if self.second is not None:
+            notes.append(common.second_backward_note(self.second))
+        return notes
 
 
-class _Names:
+class Names:
     """``{id(tensor): name}`` of the script's namespace, then of the locals of the
     script's own frames on the stack (a backward inside ``def train():``)."""
 
@@ -93,10 +105,13 @@ def run(opts: RunOptions) -> int:
     if opts.as_json and target is not None and target.stdout:
         raise CommandError("--json and --graph - both want stdout: write the graph to a file",
                            usage=True)
+    html_path = report_page.html_target(opts.html)
     want_graph = bool(target is not None or opts.tree or opts.backward_twice or opts.roots)
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
-    names = _Names(program.code_path)
-    watch = common.Watch(names, sites=program.site if program.notebook else None) if want_graph else None
+    names = Names(program.code_path)
+    watching = want_graph or html_path is not None
+    watch = common.Watch(names, sites=program.site if program.notebook else None) if watching else None
+    cell_graphs = report_page.CellGraphs(watch) if html_path is not None else None
     if not opts.as_json:
         for note in program.notes:
             streams.note(note)
@@ -114,11 +129,14 @@ def run(opts: RunOptions) -> int:
     total = len(program.cells)
     kwargs = dict(timeout=opts.timeout, catch_interrupt=True, around=around)
     if opts.as_json:
-        result = scripting.run_script(program, opts.script_args, echo=False, **kwargs)
+        result = scripting.run_script(program, opts.script_args, echo=False,
+                                      on_cell=cell_graphs.after if cell_graphs is not None else None, **kwargs)
     else:
         from gradviz.render import tables
 
         def on_cell(cell):
+            if cell_graphs is not None:
+                cell_graphs.after(cell)
             sys.stdout.flush()
             if cell.error is not None:
                 tables.print_cell_error(streams.err, cell, total)
@@ -133,9 +151,15 @@ def run(opts: RunOptions) -> int:
             result = scripting.run_script(program, opts.script_args, echo=True, on_cell=on_cell, **kwargs)
         sys.stdout.flush()
 
-    report = _graph(opts, watch, names, target, program) if want_graph else None
+    report = graph_report(opts, watch, names, program) if watching else None
+    if report is not None and target is not None:
+        report.outcome = _write(report, target, opts)
     lint = _lint(opts, streams) if opts.lint else None
     tensors = report.tensors if report is not None and report.tensors is not None else result.tensors
+    if html_path is not None:
+        report_page.write(html_path, report_page.run_page(opts, program, result, cell_graphs, report, lint))
+        if not want_graph:
+            report = None  # the report drew the graph; the terminal shows what it showed before
 
     if opts.as_json:
         from gradviz.render import jsonout
@@ -149,6 +173,8 @@ def run(opts: RunOptions) -> int:
         doc.update(extra)
         if result.stopped in ("timeout", "interrupt"):
             doc["stopped"] = result.stopped
+        if html_path is not None:
+            doc["report"] = html_path
         if report is not None and report.outcome is not None and report.outcome.error is not None:
             _print_error(report.outcome.error)
         if report is not None and opts.tree and report.snapshot is not None:
@@ -172,6 +198,11 @@ def run(opts: RunOptions) -> int:
         _print_graph_report(opts, streams, report, target)
     if lint is not None:
         _print_lint(streams, lint)
+    if html_path is not None:
+        from rich.text import Text
+
+        streams.report.print()
+        streams.report.print(Text(f"Report written to {html_path}"), soft_wrap=True)
     if result.stopped == "timeout":
         streams.err.print(f"gradviz: the script was stopped after {opts.timeout:g} s (--timeout); "
                           "the table shows what it had computed", soft_wrap=True, markup=False)
@@ -203,8 +234,8 @@ def _print_error(err: CommandError) -> None:
 # --------------------------------------------------------------------------- the graph
 
 
-def _graph(opts: RunOptions, watch, names, target, program) -> GraphReport:
-    """Pick the roots, run the second backward if asked, take the snapshot, write it."""
+def graph_report(opts: RunOptions, watch, names, program) -> GraphReport:
+    """Pick the roots, run the second backward if asked, take the snapshot."""
     from gradviz.inspect import snapshot
 
     rep = GraphReport()
@@ -232,11 +263,7 @@ def _graph(opts: RunOptions, watch, names, target, program) -> GraphReport:
             if t.grad_fn is not None:
                 last = (name, t)
         if last is None:
-            why = "nothing to draw: the script made no backward call and no named tensor has a grad_fn"
-            if target is not None:
-                rep.outcome = common.GraphOutcome(error=CommandError(f"{why} (name one with --root)", EXIT_USAGE))
-            else:
-                rep.notes.append(why)
+            rep.nothing = "nothing to draw: the script made no backward call and no named tensor has a grad_fn"
             return rep
         rep.roots = [common.RootSpec(last[0], tensor=last[1])]
         rep.how = f"the last named tensor with a grad_fn ({last[0]})"
@@ -259,15 +286,14 @@ def _graph(opts: RunOptions, watch, names, target, program) -> GraphReport:
         with watch:
             rep.snapshot = snapshot([r.target() for r in rep.roots], names(), watch.recorder)
 
-    if target is not None:
-        notes = []
-        if rep.first is not None and not rep.first.ok:
-            notes.append(f"backward (run by gradviz for --backward-twice) raised {rep.first.error_line}")
-        if rep.second is not None:
-            notes.append(common.second_backward_note(rep.second, opts.retain_graph))
-        rep.outcome = common.write_graph(rep.snapshot, target, view=opts.view, max_nodes=opts.max_nodes,
-                                         notes=notes)
     return rep
+
+
+def _write(rep: GraphReport, target, opts) -> common.GraphOutcome:
+    if rep.snapshot is None:
+        return common.GraphOutcome(error=CommandError(f"{rep.nothing} (name one with --root)", EXIT_USAGE))
+    return common.write_graph(rep.snapshot, target, view=opts.view, max_nodes=opts.max_nodes,
+                              notes=rep.picture_notes)
 
 
 def _site_text(site, program) -> str:
@@ -279,30 +305,30 @@ def _cut(text, limit=300):
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def _root_names(rep) -> str:
+def root_names(rep) -> str:
     return ", ".join(r.name or "the root" for r in rep.roots) or "the root"
 
 
 def _print_graph_report(opts, streams, rep: GraphReport, target) -> None:
     from rich.text import Text
 
-    for note in rep.notes:
-        streams.note(note)
     if rep.snapshot is None:
+        if rep.nothing and target is None:
+            streams.note(rep.nothing)
         return
     con = streams.report
     con.print()
-    con.print(Text(f"Graph of {_root_names(rep)}: {len(rep.snapshot.nodes)} backward nodes, "
+    con.print(Text(f"Graph of {root_names(rep)}: {len(rep.snapshot.nodes)} backward nodes, "
                    f"{len(rep.snapshot.ops)} forward ops; root chosen by {rep.how}"), soft_wrap=True)
     if opts.tree or (opts.backward_twice and target is None):
         common.print_tree(streams, rep.snapshot)
     if rep.first is not None and not rep.first.ok:
         con.print()
-        con.print(Text(f"Backward on {_root_names(rep)} (run by gradviz for --backward-twice) raised:",
+        con.print(Text(f"Backward on {root_names(rep)} (run by gradviz for --backward-twice) raised:",
                        style="bold red"))
         con.print(Text(rep.first.error_line), soft_wrap=True)
     if rep.second is not None:
-        common.print_second_backward(streams, rep.second, common.freed_count(rep.snapshot), _root_names(rep))
+        common.print_second_backward(streams, rep.second, common.freed_count(rep.snapshot), root_names(rep))
     if rep.outcome is not None:
         common.print_graph_outcome(streams, rep.outcome)
 
@@ -311,7 +337,7 @@ def _graph_json(rep: GraphReport, target) -> dict:
     d = {"roots": [r.name for r in rep.roots], "chosen_by": rep.how,
          "nodes": len(rep.snapshot.nodes) if rep.snapshot is not None else 0,
          "freed": common.freed_count(rep.snapshot) if rep.snapshot is not None else 0,
-         "notes": list(rep.notes)}
+         "notes": [rep.nothing] if rep.nothing and target is None else []}
     if rep.first is not None:
         d["first_backward"] = {"ok": rep.first.ok, "error": None if rep.first.ok else
                                {"type": rep.first.error_type, "message": rep.first.message}}

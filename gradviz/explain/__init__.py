@@ -33,7 +33,7 @@ def explain(arg, argv=()):
     """What ``gradviz explain ARG`` does: a path to an existing ``.py`` file is diagnosed,
     anything else is taken as a message (``-`` is for the CLI to read stdin first)."""
     import os
-    if isinstance(arg, str) and arg.endswith(".py") and os.path.isfile(arg):
+    if isinstance(arg, str) and arg.endswith((".py", ".ipynb")) and os.path.isfile(arg):
         return diagnose_script(arg, argv)
     return explain_message(arg)
 

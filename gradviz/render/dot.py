@@ -16,12 +16,12 @@ over ``max_pixels`` is refused between the two steps). Files are written to a
 temporary name and renamed, so an error never leaves an empty or truncated file behind.
 """
 import os
-import tempfile
 import textwrap
 from dataclasses import dataclass
 from typing import Optional
 
 from . import collapse
+from .files import atomic_write
 from .layout import (DEFAULT_MAX_PIXELS, DEFAULT_TIMEOUT, GraphvizNotFound, ImageTooLarge,  # noqa: F401
                      RenderError, draw)
 
@@ -463,39 +463,14 @@ def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOU
                          f"(use .dot, .gv, .svg, .png or .pdf)" if ext else
                          f"cannot write '{path}': add an extension (.dot, .svg, .png or .pdf)")
     if fmt == "dot":
-        _atomic_write(path, source.encode("utf-8"))
+        atomic_write(path, source.encode("utf-8"))
         return RenderResult(path, "dot", notes=tuple(notes))
     try:
         data, width, height = draw(source, fmt, max_pixels, timeout)
     except RenderError as e:
         # Keep the DOT, so the graph is not lost: it can be rendered elsewhere.
         dot_path = os.path.splitext(path)[0] + ".dot"
-        _atomic_write(dot_path, source.encode("utf-8"))
+        atomic_write(dot_path, source.encode("utf-8"))
         raise type(e)(f"{e}; the DOT source was written to {dot_path}") from None
-    _atomic_write(path, data)
+    atomic_write(path, data)
     return RenderResult(path, fmt, width, height, tuple(notes))
-
-
-def _atomic_write(path, data):
-    """Write to a temporary file next to ``path``, then rename it over ``path``."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would make the picture private
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

@@ -5,7 +5,6 @@ Output is plain text (no colour codes, ASCII-safe boxes when needed) whenever th
 stream is not a terminal, as rich decides from the stream, ``NO_COLOR`` and ``TERM``.
 """
 
-import math
 import os
 import re
 
@@ -14,10 +13,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .values import (COLUMNS, MAX_VALUES_CHARS, format_number, format_shape, format_stats,  # noqa: F401
+                     format_values, grad_summary, nonfinite_lines, summarize, tensor_rows)
+
 #: Width used when the output is not a terminal and $COLUMNS is not set.
 PIPE_WIDTH = 160
-#: A values summary longer than this is replaced by statistics.
-MAX_VALUES_CHARS = 28
 
 
 def make_console(file, *, width=None) -> Console:
@@ -30,78 +30,12 @@ def make_console(file, *, width=None) -> Console:
             tty = False
         if not tty:
             width = PIPE_WIDTH
+    # force_jupyter=False: inside a kernel, rich would display HTML instead of writing to ``file``
     return Console(file=file, width=width, markup=False, highlight=False, emoji=False,
-                   soft_wrap=False)
-
-
-# --------------------------------------------------------------------------- summaries
-
-
-def format_number(v, dtype: str = "float32") -> str:
-    """One value, readably: ints and bools as such, floats with 4 significant digits."""
-    if v is None:
-        return "-"
-    if dtype == "bool":
-        return "True" if v else "False"
-    if isinstance(v, float) and not math.isfinite(v):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    if not dtype.startswith(("float", "complex", "bfloat")):
-        return str(int(v))
-    return format(float(v), ".4g")
-
-
-def format_values(data, dtype: str = "float32") -> str:
-    """Nested lists of values (or a single value) as ``[[1, 2], [3, 4]]``."""
-    if isinstance(data, list):
-        return "[" + ", ".join(format_values(x, dtype) for x in data) + "]"
-    return format_number(data, dtype)
-
-
-def format_stats(stats, dtype: str = "float32") -> str:
-    if stats is None or stats.min is None:
-        return "empty"
-    def f(v):  # 3 significant digits: a summary, kept short
-        return format(v, ".3g") if math.isfinite(v) else format_number(v)
-
-    return f"{f(stats.min)}..{f(stats.max)}, mean {f(stats.mean)}"
-
-
-def summarize(data, stats, dtype: str, max_chars: int = MAX_VALUES_CHARS) -> str:
-    """The values when they fit in ``max_chars``, else ``min..max, mean m``."""
-    if data is not None:
-        text = format_values(data, dtype)
-        if len(text) <= max_chars:
-            return text
-    return format_stats(stats, dtype)
-
-
-def format_shape(shape) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def grad_summary(t, max_chars: int = MAX_VALUES_CHARS) -> str:
-    """What ``t.grad`` holds, or why there is none."""
-    if t.grad is not None:
-        return summarize(t.grad.data, t.grad.stats, t.dtype, max_chars)
-    if not t.requires_grad:
-        return "-"
-    if not t.is_leaf and not t.retains_grad:
-        return "None (non-leaf)"
-    return "None"
+                   soft_wrap=False, force_jupyter=False)
 
 
 # --------------------------------------------------------------------------- tables
-
-COLUMNS = ("name", "shape", "dtype", "requires_grad", "is_leaf", "grad_fn", "grad", "data")
-
-
-def tensor_rows(tensors) -> list:
-    """The table's cells as strings, one tuple per tensor, in COLUMNS order."""
-    return [
-        (t.name, format_shape(t.shape), t.dtype, str(t.requires_grad), str(t.is_leaf),
-         t.grad_fn or "-", grad_summary(t), summarize(t.data, t.stats, t.dtype))
-        for t in tensors
-    ]
 
 
 def tensor_table(tensors, title=None) -> Table:
@@ -130,36 +64,6 @@ def print_tensors(console: Console, tensors, title: str) -> None:
         console.print(tensor_table(tensors))
     console.file.write(_TRAILING_BLANKS.sub(r"\1", cap.get()))
     console.file.flush()
-
-
-def _nonfinite(stats) -> list:
-    """'nan', 'inf' found in values summarised by ``stats`` (min/max/mean)."""
-    if stats is None or stats.min is None:
-        return []
-    vals = (stats.min, stats.max, stats.mean)
-    found = []
-    if any(isinstance(v, float) and math.isnan(v) for v in vals):
-        found.append("nan")
-    if any(isinstance(v, float) and math.isinf(v) for v in vals):
-        found.append("inf")
-    return found
-
-
-def nonfinite_lines(tensors) -> list:
-    """One line per tensor (or gradient) holding NaN or infinite values, for a warning."""
-    out = []
-    for t in tensors:
-        bad = _nonfinite(t.stats)
-        if bad:
-            out.append(f"{t.name} has {' and '.join(bad)} values")
-        if t.grad is not None:
-            bad = _nonfinite(t.grad.stats)
-            if bad:
-                out.append(f"{t.name}.grad has {' and '.join(bad)} values")
-    return out
-
-
-# --------------------------------------------------------------------------- errors
 
 
 def cell_title(cell, total_cells: int) -> str:
