@@ -571,13 +571,7 @@ def _strip_internal(te: traceback.TracebackException, internal_dirs: Sequence[st
         frames = [f for f in cur.stack if not _is_internal(f.filename, internal_dirs)]
         for f in frames:
             f.line  # noqa: B018 - read the source line now, under its real file name and line
-            if f.filename == program.code_path:
-                f.filename, local = program.frame_place(f.lineno)
-                if local != f.lineno:
-                    shift = f.lineno - local
-                    f.lineno = local
-                    if getattr(f, "end_lineno", None) is not None:
-                        f.end_lineno -= shift
+            _relocate(f, program)
         cur.stack = traceback.StackSummary.from_list(frames)
         for attr in ("__cause__", "__context__"):
             nxt = getattr(cur, attr, None)
@@ -914,17 +908,23 @@ def run_script(
 
 def _show_compile_error(err: BaseException, program: Program) -> None:
     """A SyntaxError as the user knows the place: the path they gave, a notebook's cell."""
-    if getattr(err, "filename", None) != program.code_path:
+    _relocate(err, program)
+
+
+def _relocate(place, program: Program) -> None:
+    """Give a traceback frame or a SyntaxError (``filename``, ``lineno``, ``end_lineno``)
+    the place the user knows, when it is in the program's code."""
+    if getattr(place, "filename", None) != program.code_path:
         return
-    if err.lineno is None:
-        err.filename = program.frame_place(1)[0]
+    if place.lineno is None:
+        place.filename = program.frame_place(1)[0]
         return
-    err.filename, local = program.frame_place(err.lineno)
-    if local != err.lineno:
-        shift = err.lineno - local
-        err.lineno = local
-        if getattr(err, "end_lineno", None) is not None:
-            err.end_lineno -= shift
+    place.filename, local = program.frame_place(place.lineno)
+    if local != place.lineno:
+        shift = place.lineno - local
+        place.lineno = local
+        if getattr(place, "end_lineno", None) is not None:
+            place.end_lineno -= shift
 
 
 @contextlib.contextmanager

@@ -283,18 +283,20 @@ def test_a_failed_render_leaves_no_partial_file(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.dot", "g.svg"]  # no temporary files
 
 
-def test_read_only_folder(tmp_path):
+@pytest.mark.parametrize("option, name, start", [("--graph", "g.dot", "digraph"), ("--html", "r.html", "<!DOCTYPE")])
+def test_read_only_folder(tmp_path, option, name, start):
     folder = tmp_path / "ro"
     folder.mkdir()
     folder.chmod(0o500)
     try:
-        r = invoke("run", SEED, "--graph", folder / "g.dot")
+        r = invoke("run", SEED, option, folder / name)
         if os.geteuid() == 0:  # root writes anyway; the file must then be whole
-            assert r.exit_code == 0 and (folder / "g.dot").read_text().startswith("digraph")
+            assert r.exit_code == 0 and (folder / name).read_text().startswith(start)
         else:
             assert r.exit_code == 2 and "permission denied" in r.stderr
     finally:
         folder.chmod(0o700)
+    assert [p.name for p in folder.iterdir()] in ([], [name])  # no temporary file left
 
 
 def test_output_under_a_file(tmp_path):
