@@ -251,10 +251,11 @@ class Program:
     cells: tuple  # of Cell
     notebook: bool = False
     notes: tuple = ()  # one line per IPython-only line set aside
-    code_file: Optional[str] = None  # the name its code is compiled under, when not the path
+    code_file: Optional[str] = None  # the name its code is compiled under: the absolute path when loaded
 
     @property
     def code_path(self) -> str:
+        # fixed when the program is loaded: the script may change directory as it runs
         return self.code_file or os.path.abspath(self.path)
 
     def frame_place(self, line: int) -> tuple:
@@ -367,7 +368,7 @@ def load_program(path: str) -> Program:
         text = read_source(path)
         cells = tuple(Cell(c.index, c.line, c.source, c.code_line, f"cell {c.index + 1}")
                       for c in split_cells(text))
-        return Program(path, text, cells)
+        return Program(path, text, cells, code_file=os.path.abspath(path))
     from gradviz import notebook
 
     try:
@@ -382,7 +383,8 @@ def load_program(path: str) -> Program:
         chunks.append(source)
         line += source.count("\n")
         notes.extend(x.note(nc.label) for x in nc.set_aside)
-    return Program(path, "".join(chunks), tuple(cells), notebook=True, notes=tuple(notes))
+    return Program(path, "".join(chunks), tuple(cells), notebook=True, notes=tuple(notes),
+                   code_file=os.path.abspath(path))
 
 
 def read_source(path: str) -> str:
