@@ -126,6 +126,13 @@ def _command(fn):
 
 
 VIEW = click.Choice(["both", "forward", "backward"])
+ENGINE_HELP = ("Whose autograd runs the code: gradviz's own engine (numpy, no PyTorch needed), or "
+               "'torch', the installed PyTorch (2.0 or newer): the same tables and pictures of the real graph.")
+
+
+def _engine_option(fn):
+    return click.option("--engine", type=click.Choice(["gradviz", "torch"]), default="gradviz", show_default=True,
+                        help=ENGINE_HELP)(fn)
 MAX_NODES = click.IntRange(min=0)
 TIMEOUT = click.FloatRange(min=0, min_open=True)
 
@@ -177,9 +184,10 @@ def _graph_options(out_flags, out_help):
 @click.option("--html", "html", metavar="REPORT", default=None,
               help="Also write REPORT.html: one self-contained page with every cell's code, output, "
                    "errors (explained), tensors and graph.")
+@_engine_option
 @_command
 def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, backward_twice,
-            retain_graph, roots, lint, timeout, html):
+            retain_graph, roots, lint, timeout, html, engine):
     """Run SCRIPT with `import torch` resolving to gradviz's engine.
 
     SCRIPT is a PyTorch-style Python file or a Jupyter notebook (.ipynb). Lines starting
@@ -207,6 +215,7 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
       gradviz run samples/seed_graph.py --backward-twice --tree
       gradviz run train.py --graph - --view backward | dot -Tpng > g.png
       gradviz run train.py --timeout 30 --lint -- --epochs 1
+      gradviz run model.py --engine torch --graph g.svg     # the real PyTorch graph
 
     \b
     Exit status: 0 no cell raised, 1 a cell raised (or --timeout stopped it),
@@ -218,7 +227,7 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
     return command.run(command.RunOptions(
         script=script, script_args=tuple(script_args), as_json=as_json, cells=cells, graph=out,
         roots=tuple(roots), view=view, max_nodes=max_nodes, tree=tree, backward_twice=backward_twice,
-        retain_graph=retain_graph, lint=lint, timeout=timeout, html=html))
+        retain_graph=retain_graph, lint=lint, timeout=timeout, html=html, engine=engine))
 
 
 @cli.command("graph", context_settings=CONTEXT_SETTINGS)
@@ -290,8 +299,9 @@ def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_n
                    "(.svg, .png, .pdf, .dot; '-' prints DOT).")
 @click.option("--timeout", type=TIMEOUT, default=None, metavar="SECONDS",
               help="With a script: give up if it has not raised after SECONDS.")
+@_engine_option
 @_command
-def explain_cmd(args, list_, as_json, out, timeout):
+def explain_cmd(args, list_, as_json, out, timeout, engine):
     """Explain an autograd error: what happened, why, and how to fix it.
 
     \b
@@ -321,7 +331,7 @@ def explain_cmd(args, list_, as_json, out, timeout):
     from gradviz.commands import explain as command
 
     return command.run(command.ExplainOptions(args=tuple(args), list_=list_, as_json=as_json,
-                                              graph=out, timeout=timeout))
+                                              graph=out, timeout=timeout, engine=engine))
 
 def main(argv=None) -> None:
     """Console-script entry point (``gradviz``, ``python -m gradviz``)."""

@@ -16,8 +16,8 @@ gradviz's frames), after the table and graph of what the cell computed, and it s
 fails the cell, so "Run all" stops there as it would without the magic.
 
 ``show(y)`` is torchviz's ``make_dot(y)`` for gradviz: the backward graph of a tensor
-(or of several), leaves named after the caller's variables, as an object that shows
-itself as SVG and can ``.save("g.png")``.
+(or of several; gradviz's or a real PyTorch tensor), leaves named after the caller's
+variables, as an object that shows itself as SVG and can ``.save("g.png")``.
 
 Thin, like ``cli.py``: the work is done by ``gradviz.commands`` and ``gradviz.render``.
 IPython is imported only when the magic runs.
@@ -267,17 +267,28 @@ def show(tensors, params=None, *, names=None, view="backward", max_nodes=300, sh
         given.update({str(k): v for k, v in tensors.items()})
         tensors = list(tensors.values())
     by_id = {}  # the first name given for a tensor wins: the dict's, params=, names=, then the caller's
-    for source in (given, params or {}, names or {}, _caller_names()):
+    for source in (given, params or {}, names or {}, _caller_names(_types_of(tensors))):
         for name, t in source.items():
             by_id.setdefault(id(t), name)
     return dot.make_dot(tensors, names=by_id, view=view, max_nodes=max_nodes, show_saved=show_saved,
                         show_attrs=show_attrs, title=title)
 
 
-def _caller_names() -> dict:
-    """{name: tensor} of the first frame outside gradviz: its locals over its globals."""
+def _types_of(tensors):
+    """(Tensor, Module) of the engine the tensors come from: gradviz's, or the real PyTorch's."""
+    from gradviz.inspect.real_torch import _real_torch, is_torch_object
+
+    if is_torch_object(tensors):
+        torch = _real_torch()
+        return torch.Tensor, torch.nn.Module
     import gradviz.torch as engine
     import gradviz.torch.nn as nn
+
+    return engine.Tensor, nn.Module
+
+
+def _caller_names(types) -> dict:
+    """{name: tensor} of the first frame outside gradviz: its locals over its globals."""
     from gradviz import scripting
 
     here = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -288,4 +299,4 @@ def _caller_names() -> dict:
         return {}
     scope = dict(frame.f_globals)
     scope.update(frame.f_locals)
-    return dict(scripting.named_tensors(scope, engine.Tensor, nn.Module))
+    return dict(scripting.named_tensors(scope, *types))

@@ -319,7 +319,7 @@ class RunResult:
     script: str  # the path as given
     cells: list = field(default_factory=list)  # of CellResult, in order
     total_cells: int = 0  # cells in the script; more than len(cells) if it called sys.exit()
-    stopped: Optional[str] = None  # None, or why the run ended early: "exit", "timeout", "interrupt"
+    stopped: Optional[str] = None  # None, or why the run ended early: "exit", "timeout", "interrupt", "error"
     notebook: bool = False  # a notebook: cells are named 'In [5]', lines counted in each cell
     notes: tuple = ()  # the notebook's IPython-only lines that were set aside
 
@@ -817,6 +817,7 @@ def run_script(
     timeout: Optional[float] = None,
     catch_interrupt: bool = False,
     around: Optional[Callable[[dict], Any]] = None,
+    stop_at_error: bool = False,
 ) -> RunResult:
     """Run the script or notebook at ``path`` (or a loaded Program) cell by cell and
     return what happened, as plain data.
@@ -835,6 +836,7 @@ def run_script(
     around:  ``around(namespace)`` returns a context manager that is entered, inside the
              run's session, before the first cell and left after the last one (e.g. to
              record the graph). Its own exceptions propagate.
+    stop_at_error: end the run after the first cell that raised (``stopped == "error"``).
 
     Raises ScriptError when the script cannot be read.  Exceptions the script raises end
     their cell and are recorded; only KeyboardInterrupt (and the like) propagate, after
@@ -900,6 +902,8 @@ def run_script(
                     result.cells.append(res)
                     if on_cell is not None:
                         on_cell(res)
+                    if stop is None and error is not None and stop_at_error:
+                        stop = "error"
                     if stop:
                         result.stopped = stop
                         break

@@ -14,6 +14,47 @@ from typing import Any, Callable, Optional
 from . import EXIT_USAGE, CommandError
 
 GRAPH_FORMATS = ("dot", "gv", "svg", "png", "pdf")
+ENGINES = ("gradviz", "torch")
+
+
+# --------------------------------------------------------------------------- engines
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Which autograd runs the user's code: gradviz's own, or the installed PyTorch."""
+
+    name: str  # 'gradviz' or 'torch'
+    torch: Any  # the module `import torch` gives the script
+    nn: Any
+
+    @property
+    def module_name(self) -> str:
+        """What scripting's run takes: the module ``import torch`` resolves to."""
+        return "gradviz.torch" if self.name == "gradviz" else "torch"
+
+    @property
+    def real(self) -> bool:
+        return self.name == "torch"
+
+
+def engine(name: str = "gradviz") -> Engine:
+    """The engine called ``name``; for 'torch', a missing or too old PyTorch is a
+    CommandError (one line, exit 2)."""
+    if name == "torch":
+        from gradviz.inspect.real_torch import TorchUnavailable, import_torch
+
+        try:
+            torch = import_torch()
+        except TorchUnavailable as e:
+            raise CommandError(str(e), EXIT_USAGE) from None
+        import torch.nn as nn  # noqa: F811 - the real one, imported with torch
+
+        return Engine("torch", torch, nn)
+    import gradviz.torch as torch
+    import gradviz.torch.nn as nn
+
+    return Engine("gradviz", torch, nn)
 
 
 # --------------------------------------------------------------------------- output targets
@@ -99,14 +140,15 @@ class Streams:
 
 
 @contextlib.contextmanager
-def retain_graph_patch():
+def retain_graph_patch(autograd=None):
     """While active, every ``backward()`` / ``autograd.grad()`` keeps its graph
     (``retain_graph=True``), as if the script had asked for it. Restored afterwards.
 
-    ``Tensor.backward`` looks ``gradviz.torch.autograd.backward`` up when called, so
-    replacing the module's two functions covers every way in.
+    ``Tensor.backward`` looks ``autograd.backward`` up when called (gradviz's engine and
+    PyTorch alike), so replacing the module's two functions covers every way in.
     """
-    from gradviz.torch import autograd
+    if autograd is None:
+        from gradviz.torch import autograd
 
     real_backward, real_grad = autograd.backward, autograd.grad
 
@@ -143,8 +185,11 @@ class Watch:
     whether a node was the root of some backward call.
     """
 
-    def __init__(self, names: Callable[[], dict], sites: Optional[Callable] = None):
-        from gradviz.inspect import Recorder
+    def __init__(self, names: Callable[[], dict], sites: Optional[Callable] = None, real: bool = False):
+        if real:  # the user's code runs on the installed PyTorch
+            from gradviz.inspect.real_torch import TorchRecorder as Recorder
+        else:
+            from gradviz.inspect import Recorder
 
         self.names = names
         self.recorder = Recorder(on_backward=self._on_backward, capture=names, keep=1, sites=sites)
@@ -158,8 +203,9 @@ class Watch:
         for n, _ in self.last_edges:
             try:
                 self._roots.add(n)
-            except TypeError:  # a node that cannot be weakly referenced
-                pass
+            except TypeError:  # PyTorch's nodes cannot be weakly referenced: note it on the node
+                if isinstance(getattr(n, "metadata", None), dict):
+                    n.metadata["gradviz.backwarded"] = True
 
     @property
     def captured(self):
@@ -167,7 +213,14 @@ class Watch:
         return self.recorder.captures[-1] if self.recorder.captures else None
 
     def backwarded(self, node) -> bool:
-        return node is not None and node in self._roots
+        if node is None:
+            return False
+        if isinstance(getattr(node, "metadata", None), dict) and node.metadata.get("gradviz.backwarded"):
+            return True
+        try:
+            return node in self._roots
+        except TypeError:
+            return False
 
     def __enter__(self):
         self.recorder.__enter__()
@@ -215,18 +268,25 @@ class PassResult:
         return None if self.ok else f"{self.error_type}: {self.message}"
 
 
-def backward_pass(roots, retain_graph: bool) -> PassResult:
+def backward_pass(roots, retain_graph: bool, torch=None) -> PassResult:
     """Backward from ``roots`` with a gradient of ones for each (exactly what ``L.backward()``
-    does for a scalar L); the engine's error is caught, verbatim."""
-    import gradviz.torch as torch
-    from gradviz.torch.autograd.engine import run_backward
+    does for a scalar L); the engine's error is caught, verbatim. ``torch``: the engine's
+    module (gradviz's by default, or the real PyTorch)."""
+    if torch is None:
+        import gradviz.torch as torch
 
     def go():
         if all(r.tensor is not None for r in roots):
             tensors = [r.tensor for r in roots]
             torch.autograd.backward(tensors, [torch.ones_like(t) for t in tensors], retain_graph=retain_graph)
+            return
+        grads = [torch.ones(tuple(r.shape or ()), dtype=getattr(torch, r.dtype or "float32")) for r in roots]
+        if hasattr(torch.autograd, "graph") and hasattr(torch.autograd.graph, "GradientEdge"):  # PyTorch
+            edges = [torch.autograd.graph.GradientEdge(*r.edge) for r in roots]
+            torch.autograd.backward(edges, grads, retain_graph=retain_graph)
         else:
-            grads = [torch.ones(*(r.shape or ()), dtype=getattr(torch, r.dtype or "float32")) for r in roots]
+            from gradviz.torch.autograd.engine import run_backward
+
             run_backward([r.edge for r in roots], grads, retain_graph, False)
 
     try:

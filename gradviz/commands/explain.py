@@ -22,6 +22,7 @@ class ExplainOptions:
     as_json: bool = False
     graph: Optional[str] = None
     timeout: Optional[float] = None
+    engine: str = "gradviz"
 
 
 def _is_script(arg: str) -> bool:
@@ -118,9 +119,11 @@ def _script(opts: ExplainOptions, path: str, argv: tuple) -> int:
     target = common.output_target(opts.graph, "--graph")
     if opts.as_json and target is not None and target.stdout:
         raise CommandError("--json and --graph - both want stdout: write the graph to a file", usage=True)
+    eng = common.engine(opts.engine)
     try:
         with scripting.deadline(opts.timeout):
-            diagnosis = explain.diagnose_script(path, argv)
+            diagnosis = (_diagnose_on_torch(program, argv, eng) if eng.real
+                         else explain.diagnose_script(path, argv))
     except runner.ScriptError as e:
         raise CommandError(str(e), usage=True) from None
     except scripting.ScriptTimeout:
@@ -132,6 +135,63 @@ def _script(opts: ExplainOptions, path: str, argv: tuple) -> int:
     if target is not None:
         code = max(code, _graph(diagnosis, target, program))
     return code
+
+
+def _diagnose_on_torch(program, argv, eng):
+    """The script on the installed PyTorch, to its first error: the error, where it came
+    from (explain's answer to its message), and the graph of the backward call that raised.
+    The engine's own diagnosis (which tensor, which in-place op) needs gradviz's engine."""
+    import contextlib
+
+    from gradviz import scripting
+    from gradviz.explain import explain_message
+    from gradviz.explain.diagnose import Diagnosis, _fix
+    from gradviz.notebook import _code_part
+
+    from .run import Names
+
+    names = Names(program.code_path, eng)
+    watch = common.Watch(names, sites=program.site if program.notebook else None, real=True)
+
+    @contextlib.contextmanager
+    def around(ns):
+        names.bind(ns)
+        with watch:
+            yield
+
+    result = scripting.run_script(program, argv, echo=False, engine=eng.module_name, around=around,
+                                  stop_at_error=True)
+    failed = next((c for c in result.cells if c.error is not None), None)
+    stdout = "".join(c.stdout for c in result.cells)
+    if failed is None:
+        return Diagnosis(id=None, title="No error", cause="The script ran to the end without raising.", fix=_fix(""),
+                         context={"engine": "torch"}, error=None, stdout=stdout)
+    err = failed.error
+    cell = program.cells[failed.index]
+    code = ""
+    if err.line:  # a notebook's lines are counted in the cell, a script's in the file
+        lines = (cell.written if program.notebook else program.text).split("\n")
+        code = _code_part(lines[err.line - 1].strip()) if 0 < err.line <= len(lines) else ""
+    where = (f"{cell.name}, line {err.line}" if program.notebook else f"Line {err.line}") if err.line else ""
+    error = {"type": err.type, "message": err.message, "line": err.line, "code": code, "traceback": err.traceback}
+    if program.notebook:
+        error["cell"] = cell.name
+    found = explain_message(f"{err.type}: {err.message}")
+    prefix = f"{where} (`{code}`): " if where and code else (f"{where}: " if where else "")
+    roots, recorder = (), None
+    calls = watch.recorder.backward_calls()
+    if calls and watch.last_edges and calls[-1].site and calls[-1].site[0] == program.code_path \
+            and program.where(calls[-1].site[1])[1] == err.line:
+        roots, recorder = tuple(watch.last_edges), watch.recorder  # the backward that raised
+    context = {"engine": "torch"}
+    if not found.known:
+        return Diagnosis(id=None, candidates=found.candidates, title=found.title,
+                         cause=f"{prefix}{err.type}: {err.message}. " + found.cause, fix=found.fix, context=context,
+                         error=error, stdout=stdout, explanation=found, graph_roots=roots,
+                         graph_names=dict(names.named()), graph_recorder=recorder)
+    return Diagnosis(id=found.id, candidates=found.candidates, title=found.title, cause=prefix + found.cause,
+                     fix=found.fix, context=context, error=error, stdout=stdout, explanation=found,
+                     graph_roots=roots, graph_names=dict(names.named()), graph_recorder=recorder)
 
 
 def _graph(diagnosis, target, program) -> int:
@@ -147,6 +207,7 @@ def _graph(diagnosis, target, program) -> int:
     if diagnosis.id:
         notes.append(f"gradviz explain: {diagnosis.id} ({diagnosis.title})")
     graph = dot.make_dot(list(diagnosis.graph_roots), names=dict(diagnosis.graph_names),
+                         recorder=diagnosis.graph_recorder,
                          sites=program.site if program.notebook else None,
                          title=f"gradviz explain: the graph around the error in {os.path.basename(program.path)}",
                          notes=notes)

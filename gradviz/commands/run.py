@@ -33,6 +33,7 @@ class RunOptions:
     lint: bool = False
     timeout: Optional[float] = None
     html: Optional[str] = None  # --html REPORT
+    engine: str = "gradviz"  # or 'torch': the installed PyTorch
 
 
 @dataclass
@@ -63,17 +64,20 @@ class Names:
     """``{id(tensor): name}`` of the script's namespace, then of the locals of the
     script's own frames on the stack (a backward inside ``def train():``)."""
 
-    def __init__(self, code_path):
+    def __init__(self, code_path, engine=None):
         self.code_path = code_path
+        self.engine = engine or common.engine("gradviz")
         self.ns = None
-        self.tensor_type = self.module_type = None
+        self.tensor_type, self.module_type = self.engine.torch.Tensor, self.engine.nn.Module
 
     def bind(self, ns):
-        import gradviz.torch as engine
-        import gradviz.torch.nn as nn
-
         self.ns = ns
-        self.tensor_type, self.module_type = engine.Tensor, nn.Module
+
+    def tensors(self):
+        """The table's tensors: every named tensor of the namespace, as plain data."""
+        from gradviz import scripting
+
+        return scripting.snapshot(self.ns, self.tensor_type, self.module_type) if self.ns is not None else None
 
     def named(self):
         from gradviz import scripting
@@ -101,6 +105,7 @@ def run(opts: RunOptions) -> int:
         program = scripting.load_program(opts.script)  # a usage problem shows before anything runs
     except scripting.ScriptError as e:
         raise CommandError(str(e), usage=True) from None
+    eng = common.engine(opts.engine)
     target = common.output_target(opts.graph, "--graph")
     if opts.as_json and target is not None and target.stdout:
         raise CommandError("--json and --graph - both want stdout: write the graph to a file",
@@ -108,9 +113,10 @@ def run(opts: RunOptions) -> int:
     html_path = report_page.html_target(opts.html)
     want_graph = bool(target is not None or opts.tree or opts.backward_twice or opts.roots)
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
-    names = Names(program.code_path)
+    names = Names(program.code_path, eng)
     watching = want_graph or html_path is not None
-    watch = common.Watch(names, sites=program.site if program.notebook else None) if watching else None
+    watch = (common.Watch(names, sites=program.site if program.notebook else None, real=eng.real)
+             if watching else None)
     cell_graphs = report_page.CellGraphs(watch) if html_path is not None else None
     if not opts.as_json:
         for note in program.notes:
@@ -123,11 +129,11 @@ def run(opts: RunOptions) -> int:
             if watch is not None:
                 stack.enter_context(watch)
             if opts.retain_graph:
-                stack.enter_context(common.retain_graph_patch())
+                stack.enter_context(common.retain_graph_patch(eng.torch.autograd))
             yield
 
     total = len(program.cells)
-    kwargs = dict(timeout=opts.timeout, catch_interrupt=True, around=around)
+    kwargs = dict(timeout=opts.timeout, catch_interrupt=True, around=around, engine=eng.module_name)
     if opts.as_json:
         result = scripting.run_script(program, opts.script_args, echo=False,
                                       on_cell=cell_graphs.after if cell_graphs is not None else None, **kwargs)
@@ -273,15 +279,11 @@ def graph_report(opts: RunOptions, watch, names, program) -> GraphReport:
             nodes = [r.node for r in rep.roots]
             if any(n is None or not watch.backwarded(n) for n in nodes):
                 # the script never ran backward from here: gradviz runs the first pass too
-                rep.first = common.backward_pass(rep.roots, retain_graph=opts.retain_graph)
+                rep.first = common.backward_pass(rep.roots, opts.retain_graph, names.engine.torch)
             if rep.first is None or rep.first.ok:
-                rep.second = common.backward_pass(rep.roots, retain_graph=opts.retain_graph)
+                rep.second = common.backward_pass(rep.roots, opts.retain_graph, names.engine.torch)
             rep.snapshot = snapshot([r.target() for r in rep.roots], names(), watch.recorder)
-        import gradviz.torch as engine
-        import gradviz.torch.nn as nn
-        from gradviz import scripting
-
-        rep.tensors = scripting.snapshot(names.ns, engine.Tensor, nn.Module) if names.ns is not None else None
+        rep.tensors = names.tensors()
     elif rep.snapshot is None:
         with watch:
             rep.snapshot = snapshot([r.target() for r in rep.roots], names(), watch.recorder)

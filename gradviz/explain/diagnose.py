@@ -30,6 +30,7 @@ class Diagnosis:
     failing_node: Any = None  # engine object, for --graph; never in the JSON
     graph_roots: tuple = ()  # (node, output_nr) edges around the failure, for --graph
     graph_names: dict = field(default_factory=dict)  # {name: tensor} of the script, for --graph labels
+    graph_recorder: Any = None  # what watched the run, when the graph has a forward view (--engine torch)
 
     @property
     def known(self) -> bool:

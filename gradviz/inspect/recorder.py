@@ -236,6 +236,19 @@ class Recorder:
     def backward_calls(self):
         return tuple(info for info, _ in self._backward_calls)
 
+    def node_of(self, op):
+        """The node an op made, while it lives."""
+        return op.node_ref()
+
+    def grad_info(self, t):
+        from .snapshot import grad_info
+
+        return grad_info(t)
+
+    def op_params(self, node):
+        """The plain numbers a node saved (pow's exponent), for naming its value."""
+        return {k: v for k, v in node.saved_items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
     def backward_roots(self, index=-1):
         """Root edges [(node, nr)] of a recorded backward call, those still alive."""
         if not self._backward_calls:

@@ -26,10 +26,15 @@ def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
     roots: a tensor, a grad_fn node, a ``(node, output_nr)`` edge, or a sequence of them.
     names: ``{id(tensor): name}`` (or ``{name: tensor}``) for the script's variables.
     recorder: a ``Recorder`` that watched the forward pass, for the forward graph.
+    Real PyTorch tensors and nodes (or a ``TorchRecorder``) are read by ``real_torch``.
     sites: ``fn((filename, line)) -> (filename, line)``, how the snapshot names the
     places of the user's code (a notebook's lines by cell: ``('In [5]', 3)``); by
     default the recorder's ``sites``, else the engine's own.
     """
+    if getattr(recorder, "torch", None) is not None or (recorder is None and _real_torch_roots(roots)):
+        from .real_torch import snapshot as real_snapshot  # the installed PyTorch's graph
+
+        return real_snapshot(roots, names, recorder, sites)
     # A snapshot allocates about ten objects per node and makes no reference cycles;
     # pausing the cyclic GC spares repeated full scans of a large live graph.
     paused = gc.isenabled()
@@ -41,6 +46,14 @@ def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
     finally:
         if paused:
             gc.enable()
+
+
+def _real_torch_roots(roots) -> bool:
+    if _is_tensor(roots) or _is_node(roots) or _is_edge(roots):
+        return False
+    from .real_torch import is_torch_object
+
+    return is_torch_object(roots)
 
 
 def relabel_sites(snap: GraphSnapshot, place) -> GraphSnapshot:
@@ -342,12 +355,12 @@ class _Forward:
         values, fops = [], []
         exprs, intern = {}, {}
         for op in kept:
-            node = op.node_ref()
+            node = self.recorder.node_of(op)
             for s in op.inputs + op.outputs:
                 if s not in self.ids:
                     self.ids[s] = f"v{len(self.ids)}"
             operands = [exprs.get(s) or self._source_expr(s, names, exprs) for s in op.inputs]
-            params = _plain_params(node) if op.name.startswith("pow") and node is not None else None
+            params = self.recorder.op_params(node) if op.name.startswith("pow") and node is not None else None
             multi = len(op.outputs) > 1
             for nr, s in enumerate(op.outputs):
                 named = self._name_of(s, names)
@@ -407,10 +420,10 @@ class _Forward:
         named = self._name_of(s, names) is not None
         grad = None
         if t is not None and self.recorder.value_of(t) is rec:
-            grad = grad_info(t)
+            grad = self.recorder.grad_info(t)
         node_id = None
         op = self.recorder.op(rec.producer) if rec.producer is not None else None
-        node = op.node_ref() if op is not None else None
+        node = self.recorder.node_of(op) if op is not None else None
         if node is not None and id(node) in self.index:
             node_id = self.index[id(node)]
         return Value(vid, text, named, "tensor", shape=rec.shape, dtype=rec.dtype, requires_grad=rec.requires_grad,
@@ -443,16 +456,12 @@ class _Forward:
     def named_outputs(self):
         """(node id, output_nr, name) for named values made by ops in the snapshot."""
         for op in self.op_by_node.values():
-            node = op.node_ref()
+            node = self.recorder.node_of(op)
             if node is None or id(node) not in self.index:
                 continue
             for nr, s in enumerate(op.outputs):
                 if s in self._named:
                     yield self.index[id(node)], nr, self._names[s]
-
-
-def _plain_params(node):
-    return {k: v for k, v in node.saved_items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
 # --------------------------------------------------------------------------- helpers
