@@ -251,9 +251,10 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
 @click.option("--html", "html", metavar="REPORT", default=None,
               help="Also write REPORT.html: the expression, its tensors, graph and errors on one "
                    "self-contained page.")
+@_engine_option
 @_command
 def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_nodes, tree,
-              backward_twice, retain_graph, as_json, html):
+              backward_twice, retain_graph, as_json, html, engine):
     """Evaluate one EXPRESSION safely, backpropagate, show tensors and graph.
 
     EXPRESSION is one expression, or simple assignments separated by ';' or newlines
@@ -286,7 +287,7 @@ def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_n
     return command.run(command.GraphOptions(
         expression=expression, shape=shape, var=tuple(var), seed=seed, dtype=dtype,
         no_backward=no_backward, output=out, view=view, max_nodes=max_nodes, tree=tree,
-        backward_twice=backward_twice, retain_graph=retain_graph, as_json=as_json, html=html))
+        backward_twice=backward_twice, retain_graph=retain_graph, as_json=as_json, html=html, engine=engine))
 
 
 @cli.command("explain", context_settings=CONTEXT_SETTINGS)

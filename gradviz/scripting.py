@@ -446,6 +446,8 @@ def _float64(t) -> "Any":
     import numpy as np
 
     d = t.detach()
+    if getattr(getattr(d, "device", None), "type", "cpu") != "cpu":  # a CUDA tensor: copied only to be read
+        d = d.cpu()
     try:
         arr = d.numpy()
     except Exception:  # noqa: BLE001 - e.g. a dtype numpy lacks: go through float64

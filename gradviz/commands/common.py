@@ -195,6 +195,7 @@ class Watch:
         self.recorder = Recorder(on_backward=self._on_backward, capture=names, keep=1, sites=sites)
         self.last_edges: list = []
         self._roots = weakref.WeakSet()
+        self._seqs = set()
 
     def _on_backward(self, phase, roots, call):
         if phase != "end":
@@ -203,9 +204,8 @@ class Watch:
         for n, _ in self.last_edges:
             try:
                 self._roots.add(n)
-            except TypeError:  # PyTorch's nodes cannot be weakly referenced: note it on the node
-                if isinstance(getattr(n, "metadata", None), dict):
-                    n.metadata["gradviz.backwarded"] = True
+            except TypeError:  # PyTorch's nodes cannot be weakly referenced: their sequence number
+                self._seqs.add(n._sequence_nr())
 
     @property
     def captured(self):
@@ -215,12 +215,11 @@ class Watch:
     def backwarded(self, node) -> bool:
         if node is None:
             return False
-        if isinstance(getattr(node, "metadata", None), dict) and node.metadata.get("gradviz.backwarded"):
-            return True
         try:
-            return node in self._roots
-        except TypeError:
-            return False
+            weakref.ref(node)
+        except TypeError:  # a PyTorch node (WeakSet would just answer False)
+            return node._sequence_nr() in self._seqs
+        return node in self._roots
 
     def __enter__(self):
         self.recorder.__enter__()
@@ -314,7 +313,9 @@ def without_caller(fn):
 
     def target():
         try:
-            box["value"] = fn()
+            real = sys.modules.get("gradviz.inspect.real_torch")  # a PyTorch run: follow its recorders here
+            with real.follow_active() if real is not None else contextlib.nullcontext():
+                box["value"] = fn()
         except BaseException as e:  # noqa: BLE001 - handed to the caller
             box["error"] = e
         finally:

@@ -33,6 +33,7 @@ class GraphOptions:
     retain_graph: bool = False
     as_json: bool = False
     html: Optional[str] = None  # --html REPORT
+    engine: str = "gradviz"  # or 'torch': the installed PyTorch evaluates the expression
 
 
 @dataclass
@@ -101,13 +102,10 @@ def run(opts: GraphOptions) -> int:
         shape = expression.parse_shape(opts.shape) if opts.shape is not None else None
     except expression.ExpressionError as e:
         raise _expression_error(e) from None
-    dtype = None
-    if opts.dtype:
-        import gradviz.torch as engine
-
-        dtype = getattr(engine, opts.dtype)
+    eng = common.engine(opts.engine)
+    dtype = getattr(eng.torch, opts.dtype) if opts.dtype else None
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
-    out = _evaluate(opts, program, shape, specs, dtype, target)
+    out = _evaluate(opts, program, shape, specs, dtype, target, eng)
     if html_path is not None:
         report.write(html_path, report.graph_page(opts, out, _title(program), _picture_notes(out)))
     if opts.as_json:
@@ -149,21 +147,21 @@ def _table(ev) -> tuple:
     return tuple(scripting.tensor_info(label, t) for label, t in ev.tensors.items())
 
 
-def _evaluate(opts, program, shape, specs, dtype, target) -> Outcome:
-    import gradviz.torch as engine
+def _evaluate(opts, program, shape, specs, dtype, target, eng) -> Outcome:
     from gradviz import expression
     from gradviz.inspect import snapshot
 
+    engine = eng.torch
     out = Outcome(program=program)
     holder = {}
-    watch = common.Watch(lambda: _labels(holder["ev"]) if "ev" in holder else {})
+    watch = common.Watch(lambda: _labels(holder["ev"]) if "ev" in holder else {}, real=eng.real)
     saved_grad = engine.is_grad_enabled()
     try:
         engine.set_grad_enabled(True)
         with watch:
             try:
                 ev = common.without_caller(lambda: expression.evaluate(
-                    program, shape=shape, var_specs=specs, seed=opts.seed, dtype=dtype))
+                    program, shape=shape, var_specs=specs, seed=opts.seed, dtype=dtype, engine=engine))
             except expression.ExpressionError as e:
                 raise _expression_error(e) from None
             except Exception as e:  # noqa: BLE001 - the expression raised: show it as explain would
@@ -189,13 +187,13 @@ def _evaluate(opts, program, shape, specs, dtype, target) -> Outcome:
                     out.notes.append(f"the result has shape {tuple(value.shape)}, not a scalar: backward started "
                                      "from ones_like(result), the same as (result).sum().backward() (use "
                                      "--no-backward to skip it)")
-                first = common.backward_pass(roots, retain_graph=opts.retain_graph)
+                first = common.backward_pass(roots, opts.retain_graph, engine)
                 out.backward = {"ran": first.ok, "gradient": "implicit" if value.numel() == 1 else "ones",
                                 "retain_graph": opts.retain_graph}
                 if not first.ok:
                     out.error = _pass_error(first)
                 elif opts.backward_twice:
-                    out.second = common.backward_pass(roots, retain_graph=opts.retain_graph)
+                    out.second = common.backward_pass(roots, opts.retain_graph, engine)
             if is_tensor:
                 out.snapshot = snapshot(value, _labels(ev), watch.recorder)
             out.tensors = _table(ev)

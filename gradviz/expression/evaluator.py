@@ -19,7 +19,7 @@ from .parser import Program, _dotted, node_position, parse, segment
 
 __all__ = ["evaluate", "Evaluation", "Intermediate", "parse_shape", "DEFAULT_SHAPE", "DEFAULT_SEED"]
 
-Tensor = _torch.Tensor
+Tensor = limits.Tensor  # either engine's
 DEFAULT_SHAPE = (3,)
 DEFAULT_SEED = 0
 MAX_STARRED = 1_000
@@ -106,7 +106,7 @@ def _type_name(value):
         return "tensor"
     if ns.is_return_type(value):
         return "(values, indices) pair"
-    if isinstance(value, _torch.Size):
+    if isinstance(value, limits.Size):
         return "torch.Size"
     if isinstance(value, (tuple, list)):
         return type(value).__name__
@@ -116,7 +116,7 @@ def _type_name(value):
         return "number"
     if value is None:
         return "None"
-    if isinstance(value, _torch.dtype):
+    if isinstance(value, limits.Dtype):
         return "dtype"
     return "grad_fn node" if hasattr(value, "next_functions") else "value"
 
@@ -126,8 +126,10 @@ def _is_numeric(value):
 
 
 class _Runner:
-    def __init__(self, program, budget, env, context=None):
+    def __init__(self, program, budget, env, context=None, engine=None):
         self.program = program
+        self.engine = engine if engine is not None else _torch  # whose functions the names call
+        self._resolved = {}
         self.source = program.source
         self.lines = program.source.split("\n")
         self.budget = budget
@@ -252,7 +254,10 @@ class _Runner:
             found = ns.resolve_dotted(dotted)
             if found is None or found[0] != "constant":
                 raise _refuse(self, node, f"'{dotted}' is not available as a value")
-            return found[1][1]
+            kind, value = found[1]
+            if kind == "dtype" and self.engine is not _torch:
+                return getattr(self.engine, dotted.rsplit(".", 1)[1])
+            return value
         base = self.visit(node.value)
         if attr in ns.RETURN_TYPE_ATTRIBUTES:
             if ns.is_return_type(base):
@@ -307,14 +312,23 @@ class _Runner:
             if kw.arg is None or kw.arg.startswith("_") or kw.arg in ns.REFUSED_KEYWORDS:
                 raise _refuse(self, kw, "this keyword argument is not allowed")
             value = self.visit(kw.value)
-            if kw.arg == "dtype" and value is not None and not isinstance(value, _torch.dtype):
+            if kw.arg == "dtype" and value is not None and not isinstance(value, limits.Dtype):
                 raise _refuse(self, kw.value, "dtype= must be a torch dtype such as torch.float64")
             kwargs[kw.arg] = value
         try:
             self.budget.check_call(target, args, kwargs, what)
         except ExpressionError as e:
             raise _locate(self, e, node) from None
-        return target.fn(*args, **kwargs)
+        return self._function(target)(*args, **kwargs)
+
+    def _function(self, target):
+        """The engine's callable for a whitelisted spelling (gradviz's: the table's own)."""
+        if self.engine is _torch:
+            return target.fn
+        fn = self._resolved.get(target.spelling)
+        if fn is None:
+            fn = self._resolved[target.spelling] = _engine_function(self.engine, target.spelling)
+        return fn
 
     def _e_Subscript(self, node):
         base = self.visit(node.value)
@@ -422,6 +436,20 @@ class _Runner:
         return result
 
 
+def _engine_function(engine, spelling):
+    """The callable a whitelisted spelling names in another engine: ``Tensor.sum`` ->
+    ``engine.Tensor.sum``, ``F.relu`` -> ``engine.nn.functional.relu``, ``tanh`` -> ``engine.tanh``."""
+    head, _, name = spelling.rpartition(".")
+    if head == "Tensor":
+        return getattr(engine.Tensor, name)
+    if head in ("F", "nn.functional", "torch.nn.functional"):
+        return getattr(engine.nn.functional, name)
+    if head == "torch.linalg":
+        return getattr(engine.linalg, name)
+    fn = getattr(engine, name, None)
+    return fn if fn is not None else getattr(engine.nn.functional, name)
+
+
 def _pyint(v):
     if isinstance(v, np.integer):
         return int(v)
@@ -439,7 +467,7 @@ def parse_shape(spec, what="shape"):
         raise ExpressionError(f"{what} must be a shape such as 3,3 or 3x3", kind="option")
     if isinstance(spec, (int, np.integer)):
         dims = [int(spec)]
-    elif isinstance(spec, (tuple, list)) or isinstance(spec, _torch.Size):
+    elif isinstance(spec, (tuple, list)) or isinstance(spec, limits.Size):
         try:
             dims = [operator.index(d) for d in spec]
         except TypeError:
@@ -465,10 +493,10 @@ def _is_shape_text(text):
     return stripped.lower() in ("scalar", "()") or (bool(stripped) and _SHAPE_TEXT.fullmatch(stripped) is not None)
 
 
-def _to_leaf(value, dtype, explicit_dtype, budget, context, source):
+def _to_leaf(value, dtype, explicit_dtype, budget, context, source, engine):
     if isinstance(value, np.ndarray):
         budget.charge(int(value.size), context)
-        value = _torch.tensor(value)
+        value = engine.tensor(value)
     elif isinstance(value, Tensor):
         budget.charge(value.numel(), context)
         value = value.detach().clone()
@@ -478,7 +506,7 @@ def _to_leaf(value, dtype, explicit_dtype, budget, context, source):
         except limits._Unknown:
             count = 0
         budget.charge(count, context)
-        value = _torch.tensor(value)
+        value = engine.tensor(value)
     else:
         raise ExpressionError(f"the value must be a tensor, a number or a list, not a {_type_name(value)}",
                               source=source, context=context, kind="option")
@@ -491,7 +519,7 @@ def _to_leaf(value, dtype, explicit_dtype, budget, context, source):
     return value
 
 
-def _spec_leaf(name, spec, default_shape, dtype, explicit_dtype, budget):
+def _spec_leaf(name, spec, default_shape, dtype, explicit_dtype, budget, engine):
     context = f"--var {name}"
     if isinstance(spec, str) and not _is_shape_text(spec):
         try:
@@ -510,22 +538,22 @@ def _spec_leaf(name, spec, default_shape, dtype, explicit_dtype, budget):
                 line = col = end = None
             raise ExpressionError(f"the value of {name} cannot use free names (found '{free}')", line=line,
                                   col=col, end_col=end, source=sub.source, context=context, kind="option")
-        runner = _Runner(sub, budget, {}, context=context)
+        runner = _Runner(sub, budget, {}, context=context, engine=engine)
         value = runner.run()
-        return _to_leaf(value, dtype, explicit_dtype, budget, context, sub.source)
-    if isinstance(spec, (str, tuple, int, np.integer, _torch.Size)) and not isinstance(spec, bool):
+        return _to_leaf(value, dtype, explicit_dtype, budget, context, sub.source, engine)
+    if isinstance(spec, (str, tuple, int, np.integer, limits.Size)) and not isinstance(spec, bool):
         shape = parse_shape(spec, what=context)
     elif spec is None:
         shape = default_shape
     else:
-        return _to_leaf(spec, dtype, explicit_dtype, budget, context, "")
+        return _to_leaf(spec, dtype, explicit_dtype, budget, context, "", engine)
     n = limits._prod(shape)
     budget.charge(n, f"the leaf {name} of shape {tuple(shape)}")
-    return _torch.randn(*shape, dtype=dtype).requires_grad_(True)
+    return engine.randn(*shape, dtype=dtype).requires_grad_(True)
 
 
 def evaluate(program, shape=None, var_specs=None, seed=DEFAULT_SEED, max_elements=limits.DEFAULT_MAX_ELEMENTS,
-             *, max_total_elements=limits.DEFAULT_MAX_TOTAL_ELEMENTS, dtype=None):
+             *, max_total_elements=limits.DEFAULT_MAX_TOTAL_ELEMENTS, dtype=None, engine=None):
     """Create the leaves and evaluate ``program`` (a Program, or text to parse).
 
     ``shape``: the shape of every leaf without a spec (default ``DEFAULT_SHAPE``), as a
@@ -536,6 +564,8 @@ def evaluate(program, shape=None, var_specs=None, seed=DEFAULT_SEED, max_element
     number. ``seed``: ``gradviz.torch.manual_seed(seed)`` runs first, then the leaves are
     created in order of first appearance, so runs repeat. ``dtype``: the leaves' dtype
     (default float32; a spec's own floating dtype is kept unless ``dtype`` is given).
+    ``engine``: the module whose functions the expression's names call: gradviz's engine
+    (default), or the real ``torch`` (``graph --engine torch``), the same names either way.
 
     Raises ExpressionError for refused input and for allocations over the limits
     (``max_elements`` per tensor, ``max_total_elements`` for the whole evaluation),
@@ -556,16 +586,19 @@ def evaluate(program, shape=None, var_specs=None, seed=DEFAULT_SEED, max_element
                                   f"{names})", context=f"--var {name}", kind="option")
     default_shape = DEFAULT_SHAPE if shape is None else parse_shape(shape)
     explicit_dtype = dtype is not None
+    engine = engine if engine is not None else _torch
+    if engine is not _torch:
+        limits.use_engine(engine)
     if dtype is None:
-        dtype = _torch.float32
-    if not isinstance(dtype, _torch.dtype) or not dtype.is_floating_point:
+        dtype = engine.float32
+    if not isinstance(dtype, limits.Dtype) or not dtype.is_floating_point:
         raise ExpressionError(f"dtype must be a floating torch dtype, not {dtype!r}", kind="option")
     budget = limits.Budget(max_elements, max_total_elements)
-    _torch.manual_seed(seed)
+    engine.manual_seed(seed)
     env = {}
-    runner = _Runner(program, budget, env)
+    runner = _Runner(program, budget, env, engine=engine)
     for name in program.leaves:
-        leaf = _spec_leaf(name, var_specs.get(name), default_shape, dtype, explicit_dtype, budget)
+        leaf = _spec_leaf(name, var_specs.get(name), default_shape, dtype, explicit_dtype, budget, engine)
         env[name] = leaf
         runner.add_leaf(name, leaf)
     try:

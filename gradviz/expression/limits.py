@@ -14,6 +14,7 @@ would accept is never one the estimator skips. When a conversion fails, the engi
 fail at the same conversion before allocating anything, so the call proceeds and the
 engine raises its own error. Any other failure inside an estimator refuses the call.
 """
+import abc
 import inspect
 import math
 import operator
@@ -38,7 +39,35 @@ MAX_PIECES = 10_000                # tensors one call may return (split, unbind,
 MAX_WORK = 2_000_000_000           # multiply-adds of one matmul / convolution
 MAX_TOTAL_WORK = 8_000_000_000     # multiply-adds of the whole evaluation
 
-Tensor = _torch.Tensor
+
+
+class Tensor(abc.ABC):
+    """A tensor of either engine: gradviz's, and the installed PyTorch's once ``graph
+    --engine torch`` registers it (``use_engine``). Size checks read only shapes."""
+
+
+class Size(abc.ABC):
+    """torch.Size of either engine."""
+
+
+class Dtype(abc.ABC):
+    """torch.dtype of either engine."""
+
+
+Tensor.register(_torch.Tensor)
+Size.register(_torch.Size)
+Dtype.register(_torch.dtype)
+
+
+def use_engine(torch_module) -> None:
+    """Let the checks know an engine's tensor, size and dtype types (real PyTorch's)."""
+    Tensor.register(torch_module.Tensor)
+    Size.register(torch_module.Size)
+    Dtype.register(torch_module.dtype)
+
+
+def _is_bool(dtype) -> bool:
+    return str(dtype) == "torch.bool"
 
 
 class _Unknown(Exception):
@@ -420,7 +449,7 @@ def getitem_estimate(base, index):
 
     def advanced(i):
         if isinstance(i, Tensor):
-            return i.dim() > 0 or i.dtype is _torch.bool
+            return i.dim() > 0 or _is_bool(i.dtype)
         return isinstance(i, (list, bool))
 
     if not any(advanced(i) for i in items):
@@ -429,7 +458,7 @@ def getitem_estimate(base, index):
     def consumes(i):
         if i is None or i is Ellipsis:
             return 0
-        if isinstance(i, Tensor) and i.dtype is _torch.bool:
+        if isinstance(i, Tensor) and _is_bool(i.dtype):
             return max(i.dim(), 1)
         return 1
 
@@ -444,7 +473,7 @@ def getitem_estimate(base, index):
         c = consumes(i)
         if advanced(i) or (isinstance(i, int) and not isinstance(i, bool)):
             consumed.extend(range(pos, pos + c))
-            if isinstance(i, Tensor) and i.dtype is _torch.bool:
+            if isinstance(i, Tensor) and _is_bool(i.dtype):
                 index_shapes.append((_numel(i),))
             else:
                 index_shapes.append(_nested_shape(i))

@@ -23,11 +23,9 @@ class BackwardCallInfo:
 
 @dataclass(frozen=True, slots=True)
 class GradInfo:
-    """Summary of a tensor's ``.grad`` (the values themselves are not kept)."""
+    """That a tensor has a ``.grad``, and its shape (its values are the table's business)."""
     shape: Shape
     dtype: str
-    norm: float
-    has_nan: bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,12 +6,13 @@ Two pieces, in the roles ``Recorder`` and ``snapshot`` play for the engine:
 - ``TorchRecorder`` watches a run through PyTorch's own extension point, a
   ``TorchFunctionMode``: every torch-level call (``linear``, ``mul``, ``Tensor.backward``,
   ``torch.autograd.grad`` ...) with its arguments, result and the user's line. The
-  grad_fn nodes a call creates are tied to it by a small mark in ``node.metadata``,
-  which lives exactly as long as the node (a node cannot be weakly referenced, and
-  its Python wrapper comes and goes): when the graph dies, the mark's weakref
-  callback prunes the call's record. What each node saved is read as the call returns,
-  so a slot that a backward frees later still has its shape. Around every backward
-  call, the nodes whose buffers it freed are marked with the call.
+  grad_fn nodes a call creates are tied to it by their sequence numbers (a node cannot
+  be weakly referenced, its Python wrapper comes and goes, and anything Python hung on
+  a node, even in ``node.metadata``, makes PyTorch crash freeing a 50,000-node chain).
+  What each node saved is read as the call returns, so a slot that a backward frees
+  later still has its shape. Around every backward call, the nodes whose buffers it
+  freed are noted with the call. The records are bounded: past ``MAX_OPS`` calls the
+  oldest go first (each backward's graph was captured when it ran).
 - ``snapshot(roots, names, recorder)`` walks a real graph (``next_functions``, with an
   explicit stack), reads node names, edges, saved slots (``_saved_*``; freed ones from
   ``_raw_saved_*``), leaves (``AccumulateGrad.variable``) and output metadata, and
@@ -19,15 +20,17 @@ Two pieces, in the roles ``Recorder`` and ``snapshot`` play for the engine:
 
 PyTorch is imported only here, and only when one of these runs.
 """
+import contextlib
 import os
 import sys
 import weakref
 
 from .model import BackwardCallInfo, BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
 from .recorder import OpRec, ValueRec
+from .snapshot import _call_info
 
 MIN_VERSION = (2, 0)
-KEY = "gradviz"  # our entry in node.metadata
+MAX_OPS = 150_000  # recorded calls kept; the oldest go first
 
 
 class TorchUnavailable(Exception):
@@ -50,7 +53,31 @@ def import_torch():
     version = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2] if p.isdigit())
     if version < MIN_VERSION:
         raise TorchUnavailable(f"--engine torch needs PyTorch 2.0 or newer; this is {torch.__version__}")
+    _room_for_deep_graphs()
     return torch
+
+
+STACK_BYTES = 512 << 20
+
+
+def _room_for_deep_graphs() -> None:
+    """Let the main thread's stack grow to STACK_BYTES (Linux grows it on demand).
+
+    PyTorch frees a graph whose nodes have had Python wrappers recursively, one C frame
+    per node, and a snapshot (or any reading of ``grad_fn``) gives every node a wrapper:
+    with the usual 8 MiB stack, freeing such a chain of 60,000 nodes crashes the process.
+    """
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to raise
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    want = STACK_BYTES if hard == resource.RLIM_INFINITY else min(hard, STACK_BYTES)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
+        except (ValueError, OSError):
+            pass
 
 
 def _is_gradviz_alias(module) -> bool:
@@ -60,19 +87,31 @@ def _is_gradviz_alias(module) -> bool:
 # --------------------------------------------------------------------------- recording
 
 
-class _Mark:
-    """Our note on a node (in ``node.metadata``): the call that made it, what it saved
-    (``meta``: each slot's (shape, dtype, version) as saved, ``None`` for an undefined
-    one, ``("scalar", dtype, text)`` for a Python number), the backward that freed its
-    buffers. Its death tells us the node's."""
+ACTIVE = []  # the recorders entered, in order: other threads follow them (follow_active)
 
-    __slots__ = ("op", "meta", "main", "freed_by", "__weakref__")
 
-    def __init__(self, op, meta=None, main=False):
-        self.op = op
-        self.meta = meta or {}
-        self.main = main  # the node of the call's output (composites make inner ones too)
-        self.freed_by = None
+@contextlib.contextmanager
+def follow_active():
+    """In another thread, record for the recorders entered in the calling one (a
+    TorchFunctionMode is per thread). gradviz runs its own passes on a bare thread."""
+    with contextlib.ExitStack() as stack:
+        for rec in list(ACTIVE):
+            stack.enter_context(_mode_class(rec.torch)(rec))
+        yield
+
+
+class TorchOpRec(OpRec):
+    """A recorded call, and the sequence numbers of the nodes it made."""
+
+    __slots__ = ("nodes",)
+
+
+_NO_SEQUENCE = 1 << 63  # what nodes without a sequence number (AccumulateGrad) report, or more
+
+
+def _seq(node) -> int:
+    """A node's sequence number: stable and unique in its thread (AccumulateGrad: 2**64-1)."""
+    return node._sequence_nr()
 
 
 class TorchRecorder:
@@ -95,19 +134,25 @@ class TorchRecorder:
         self._ops = {}  # serial -> OpRec
         self._values = {}  # serial -> ValueRec
         self._tensors = {}  # id(tensor) -> ValueRec, its latest value
-        self._mark_ops = {}  # weakref(mark) -> op serial
-        self._dead = []
-        self._on_dead = self._dead.append
+        # per node, by sequence number: the call that made it (None: made where we could
+        # not see, by a backward), what it saved (see _saved_of), the backward that freed it
+        self._node_op = {}
+        self._node_meta = {}
+        self._main = set()  # the nodes of the calls' outputs (composites make inner ones too)
+        self._newest = -1  # the highest sequence number recorded
+        self._freed = {}
         self._serial = 0
         self._calls = []  # BackwardCallInfo, in order
         self._walked = {}  # op serial -> node, while a snapshot walks
         self._mode = None
         self._slots = {}  # node type -> its saved slot names
+        self._sites = {}
         self._skip = _internal_dirs(self.torch)
 
     def __enter__(self):
         self._mode = _mode_class(self.torch)(self)
         self._mode.__enter__()
+        ACTIVE.append(self)
         return self
 
     def __exit__(self, *exc):
@@ -118,6 +163,8 @@ class TorchRecorder:
         mode, self._mode = self._mode, None
         if mode is not None:
             mode.__exit__(None, None, None)
+        if self in ACTIVE:
+            ACTIVE.remove(self)
 
     def _error(self, where, e):
         if len(self.errors) < self.MAX_ERRORS:
@@ -131,8 +178,6 @@ class TorchRecorder:
             self._error("on_call", e)
 
     def _on_call(self, func, args, kwargs, out):
-        if self._dead:
-            self._prune()
         Tensor = self.torch.Tensor
         outs = [t for t in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(t, Tensor)]
         made = [t for t in outs if _grad_fn(t) is not None]
@@ -153,30 +198,45 @@ class TorchRecorder:
         serial = self._next()
         name = _op_name(func, inplace)
         saved, meta = self._saved_of(node, in_vals, outs)
-        op = OpRec(serial, None, name, type(node).__name__, tuple(r.serial for _, r in in_vals),
-                   tuple(v.serial for v in out_vals), self._site(), saved, False)
+        op = TorchOpRec(serial, None, name, type(node).__name__, tuple(r.serial for _, r in in_vals),
+                        tuple(v.serial for v in out_vals), self._site(), saved, False)
+        op.nodes = [_seq(n) for n in new_nodes]
         for _, v in in_vals:
             v.users += 1
         for v in out_vals:
             v.users += 1
             v.producer = serial
         self._ops[serial] = op
-        for n in new_nodes:  # a composite call (multi_head_attention_forward) makes many
-            mark = _Mark(serial, meta, True) if n is node else _Mark(serial, self._saved_of(n, (), ())[1])
-            n.metadata[KEY] = mark
-            self._mark_ops[weakref.ref(mark, self._on_dead)] = serial
+        for n, seq in zip(new_nodes, op.nodes):  # a composite call (multi_head_attention_forward) makes many
+            self._node_op[seq] = serial
+            self._node_meta[seq] = meta if n is node else self._saved_of(n, (), ())[1]
+        self._main.add(op.nodes[0])
+        if len(self._ops) > MAX_OPS:
+            self._forget(next(iter(self._ops)))
 
     def _new_nodes(self, starts):
-        """The nodes this call created: back from its outputs to nodes already marked."""
+        """The nodes this call created: back from its outputs to nodes already known.
+        Sequence numbers only grow: an unknown node older than the newest one recorded was
+        made where we could not see; it is noted as such (with what it saved), and the walk
+        stops there, so no later call walks that graph again."""
         found, seen, stack = [], set(), list(starts)
+        newest = self._newest
         while stack:
             node = stack.pop()
             if node is None or id(node) in seen:
                 continue
             seen.add(id(node))
-            if type(node).__name__ == "AccumulateGrad" or KEY in node.metadata:
+            seq = _seq(node)
+            if seq >= _NO_SEQUENCE or seq in self._node_op:  # AccumulateGrad and the like have no number
+                continue
+            if seq <= newest or hasattr(node, "_forward_cls"):
+                # made where we could not see: by a backward, before recording began, or by
+                # a custom Function's apply (not a torch function): what it saved, no call
+                self._node_op[seq] = None
+                self._node_meta[seq] = self._saved_of(node, (), ())[1]
                 continue
             found.append(node)
+            self._newest = max(self._newest, seq)
             stack.extend(n for n, _ in node.next_functions)
         return found
 
@@ -222,7 +282,8 @@ class TorchRecorder:
         while frame is not None:
             name = frame.f_code.co_filename
             if not name.startswith(self._skip) and not name.startswith("<frozen"):
-                return (name, frame.f_lineno)
+                site = (name, frame.f_lineno)
+                return self._sites.setdefault(site, site)  # one tuple per line: a loop repeats them
             frame = frame.f_back
         return None
 
@@ -284,11 +345,9 @@ class TorchRecorder:
                 continue
             seen.add(id(node))
             keep.append(node)
-            mark = node.metadata.get(KEY)
-            if (mark is None or mark.freed_by is None) and _any_freed(node, self.slots_of(node)):
-                if mark is None:
-                    mark = node.metadata[KEY] = _Mark(None)
-                mark.freed_by = info
+            seq = _seq(node)
+            if seq not in self._freed and _any_freed(node, self.slots_of(node), self._node_meta.get(seq)):
+                self._freed[seq] = info
             stack.extend(n for n, _ in node.next_functions if n is not None)
 
     # -- values -------------------------------------------------------------------------
@@ -318,31 +377,33 @@ class TorchRecorder:
         self._tensors[id(t)] = rec
         return rec
 
-    def _prune(self):
-        dead = self._dead[:]
-        del self._dead[:len(dead)]
-        for ref in dead:
-            serial = self._mark_ops.pop(ref, None)
-            op = self._ops.pop(serial, None) if serial is not None else None
-            if op is None:
+    def _forget(self, serial):
+        """Drop the oldest record (the recorder keeps MAX_OPS)."""
+        op = self._ops.pop(serial, None)
+        if op is None:
+            return
+        for seq in op.nodes:
+            self._node_op.pop(seq, None)
+            self._node_meta.pop(seq, None)
+            self._freed.pop(seq, None)
+            self._main.discard(seq)
+        for s in op.inputs + op.outputs:  # the values only this record used go with it
+            v = self._values.get(s)
+            if v is None:
                 continue
-            for s in op.inputs + op.outputs:
-                v = self._values.get(s)
-                if v is None:
-                    continue
-                v.users -= 1
-                if v.users <= 0:
-                    del self._values[s]
-                    t = v.ref() if v.ref is not None else None
-                    if t is not None and self._tensors.get(id(t)) is v:
-                        del self._tensors[id(t)]
+            v.users -= 1
+            if v.users <= 0:
+                del self._values[s]
+                t = v.ref() if v.ref is not None else None
+                if t is not None and self._tensors.get(id(t)) is v:
+                    del self._tensors[id(t)]
         if len(self._tensors) > 2 * len(self._values) + 64:
             self._tensors = {k: v for k, v in self._tensors.items() if v.serial in self._values}
 
     # -- what snapshot and _Forward ask -----------------------------------------------------
     def op_for_node(self, node):
-        mark = node.metadata.get(KEY) if node is not None else None
-        return self._ops.get(mark.op) if mark is not None and mark.op is not None else None
+        serial = self._node_op.get(_seq(node)) if node is not None else None
+        return self._ops.get(serial) if serial is not None else None
 
     def node_of(self, op):
         return self._walked.get(op.serial)
@@ -358,8 +419,10 @@ class TorchRecorder:
         return self._ops.get(serial)
 
     def ops(self):
-        if self._dead:
-            self._prune()
+        """The recorded calls, in order; while a snapshot walks, only those that made its
+        nodes (the others cannot be in it, and a long run keeps many)."""
+        if self._walked:
+            return [self._ops[s] for s in sorted(self._walked)]
         return list(self._ops.values())
 
     def backward_calls(self):
@@ -377,8 +440,6 @@ class TorchRecorder:
         return {"exponent": value} if isinstance(value, (int, float)) and not isinstance(value, bool) else {}
 
     def __len__(self):
-        if self._dead:
-            self._prune()
         return len(self._ops)
 
 
@@ -508,8 +569,8 @@ def _raw_state(node, attr, raw):
     return "undefined", None
 
 
-def _any_freed(node, slots) -> bool:
-    return any(state == "freed" for slot, attr in slots for _, state, _ in _slot_states(node, slot, attr))
+def _any_freed(node, slots, meta=None) -> bool:
+    return any(state == "freed" for slot, attr in slots for _, state, _ in _slot_states(node, slot, attr, meta))
 
 
 def _grad_fn(t):
@@ -520,8 +581,15 @@ def _grad_fn(t):
         return None
 
 
+_DTYPES = {}
+
+
 def _dtype(dtype) -> str:
-    return str(dtype).replace("torch.", "")
+    """'float32' for torch.float32 (str() of a dtype is slow, and asked 100,000s of times)."""
+    name = _DTYPES.get(dtype)
+    if name is None:
+        name = _DTYPES[dtype] = str(dtype).replace("torch.", "")
+    return name
 
 
 def grad_info(t):
@@ -529,14 +597,7 @@ def grad_info(t):
         g = t.grad if t.is_leaf or getattr(t, "retains_grad", False) else None
     except RuntimeError:  # a view made under no_grad whose base changed in place: no reading it
         return None
-    if g is None:
-        return None
-    d = g.detach()
-    if d.is_complex() or not d.is_floating_point():
-        d = d.double() if not d.is_complex() else d.abs().double()
-    norm = float(d.norm()) if d.numel() else 0.0
-    has_nan = bool(d.isnan().any()) if d.is_floating_point() else False
-    return GradInfo(tuple(g.shape), _dtype(g.dtype), norm, has_nan)
+    return None if g is None else GradInfo(tuple(g.shape), _dtype(g.dtype))
 
 
 # --------------------------------------------------------------------------- the snapshot
@@ -568,9 +629,24 @@ def _is_real_node(x) -> bool:
 
 def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
     """The snapshot of a real PyTorch graph: the same plain data as the engine's."""
+    import gc
+
+    # As for the engine's snapshot: no reference cycles are made, and the cyclic GC would
+    # scan the growing records again and again.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _snapshot(roots, names, recorder, sites)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _snapshot(roots, names, recorder, sites):
     from .snapshot import _Forward, relabel_sites
 
     torch = _real_torch() or import_torch()
+    _room_for_deep_graphs()
     names = _names(names, torch)
     many = isinstance(roots, list) or (isinstance(roots, tuple) and not (len(roots) == 2 and isinstance(roots[1], int)))
     specs = [_root_spec(r, torch) for r in (roots if many else [roots])]
@@ -579,8 +655,9 @@ def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
     forward = None
     try:
         if recorder is not None:
-            recorder._walked = {m.op: n for n in order for m in [n.metadata.get(KEY)]
-                                if m is not None and m.op is not None}
+            made = recorder._node_op
+            recorder._walked = {made[seq]: n for n in order for seq in [_seq(n)]
+                                if made.get(seq) is not None and seq in recorder._main}
             forward = _Forward(recorder, names, order, index, specs)
         out_names = _output_names(specs, names, index, forward)
         calls = {}
@@ -663,82 +740,115 @@ class _Reader:
     """Reads one real node into a BackwardNode."""
 
     def __init__(self, recorder, torch):
+        global _SavedTensor
         self.recorder = recorder
         self.torch = torch
+        _SavedTensor = torch._C._autograd.SavedTensor
         self.slots = recorder.slots_of if recorder is not None else _SlotCache().slots_of
+        self._ordered = {}  # (node type, where its saved tensors came from) -> its slots, in the engine's order
+        self._shapes = {}  # (shape, dtype) -> one plain tuple, shared by the nodes that have it
+        self._edges = {}  # (input, target, nr) -> one Edge
 
     def node(self, node_id, node, index, names, forward, out_names, calls):
-        from .snapshot import _call_info
-
         cls = type(node).__name__
-        edges = tuple(Edge(i, None if n is None else index[id(n)], nr) for i, (n, nr) in enumerate(node.next_functions))
-        mark = node.metadata.get(KEY)
-        op = self.recorder.op_for_node(node) if self.recorder is not None else None
-        saved = tuple(self._saved(node, op, names, forward))
+        edges, shared = [], self._edges
+        for i, (n, nr) in enumerate(node.next_functions):
+            key = (i, None if n is None else index[id(n)], nr)
+            edge = shared.get(key)
+            if edge is None:
+                edge = shared[key] = Edge(*key)
+            edges.append(edge)
+        seq = node._sequence_nr()
+        rec = self.recorder
+        if rec is not None:
+            serial = rec._node_op.get(seq)
+            op = rec._ops.get(serial) if serial is not None else None
+            meta, main, freed_by = rec._node_meta.get(seq) or {}, seq in rec._main, rec._freed.get(seq)
+        else:
+            op, meta, main, freed_by = None, {}, False, None
+        saved = tuple(self._saved(node, op, names, forward, meta, main))
         leaf = self._leaf(node.variable, names, forward) if cls == "AccumulateGrad" else None
         try:
-            outputs = tuple((tuple(m.shape), _dtype(m.dtype)) for m in node._input_metadata)
+            outputs = tuple([self._shape(tuple(m.shape), m.dtype) for m in node._input_metadata])
         except Exception:  # noqa: BLE001
             outputs = ()
-        try:
-            seq = int(node._sequence_nr())
-        except Exception:  # noqa: BLE001
-            seq = -1
         return BackwardNode(
             id=node_id, name=node.name(), type=cls, site=op.site if op is not None else None, sequence_nr=seq,
-            edges=edges, saved=saved, outputs=outputs,
-            freed_by=_call_info(mark.freed_by if mark is not None else None, calls), leaf=leaf,
+            edges=tuple(edges), saved=saved, outputs=outputs,
+            freed_by=_call_info(freed_by, calls), leaf=leaf,
             output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else ())
 
-    def _saved(self, node, op, names, forward):
-        mark = node.metadata.get(KEY)
-        origins = ({slot: (is_out, i) for slot, is_out, i in op.saved}
-                   if op is not None and mark is not None and mark.main else {})
-        meta = mark.meta if mark is not None else {}
-        for slot, attr in sorted(self.slots(node), key=lambda s: _slot_order(s[0], origins)):
-            for slot, state, value in _slot_states(node, slot, attr, meta):
+    def _shape(self, shape, dtype):
+        key = (shape, dtype)
+        plain = self._shapes.get(key)
+        if plain is None:
+            plain = self._shapes[key] = (shape, _dtype(dtype))
+        return plain
+
+    def _saved(self, node, op, names, forward, meta, main):
+        key = (type(node), op.saved if op is not None and main else ())
+        found = self._ordered.get(key)
+        if found is None:
+            origins = {slot: (is_out, i) for slot, is_out, i in key[1]}
+            ordered = [(slot, attr, "_raw" + attr if attr != "saved_tensors" else None)
+                       for slot, attr in sorted(self.slots(node), key=lambda s: _slot_order(s[0], origins))]
+            found = self._ordered[key] = (ordered, origins)
+        ordered, origins = found
+        out = []
+        for slot, attr, raw_attr in ordered:
+            try:
+                raw = getattr(node, raw_attr, None) if raw_attr is not None else None
+            except RuntimeError:  # a list of saved tensors, freed: _slot_states says so
+                raw = None
+            if raw is not None and raw.__class__ is _SavedTensor and raw.unpack_hook is None:
+                data = raw.data  # the common case, a saved tensor read in place: no list, no exception
+                states = ((slot, "tensor", data),) if data is not None else _slot_states(node, slot, attr, meta)
+            else:
+                states = _slot_states(node, slot, attr, meta)
+            for slot, state, value in states:
                 if state == "undefined":
                     continue  # PyTorch shows None: nothing was saved
                 shown = slot if attr == "saved_tensors" else attr
                 if state == "value":
-                    yield (SavedInfo(slot, shown, "none") if value is None
-                           else SavedInfo(slot, shown, "value", text=_short(value)))
+                    out.append(SavedInfo(slot, shown, "none") if value is None
+                               else SavedInfo(slot, shown, "value", text=_short(value)))
                     continue
                 value_id = tensor_name = None
                 if slot in origins and forward is not None:
                     is_out, i = origins[slot]
                     serials = op.outputs if is_out else op.inputs
                     value_id, tensor_name = forward.describe(serials[i] if i < len(serials) else None)
-                known = meta.get(slot) or (None, None, None)
+                known = meta.get(slot) or _UNKNOWN
                 is_output = origins[slot][0] if slot in origins else slot.startswith("result")
                 if known[0] == "scalar":  # a Python number PyTorch saved as a 0-dim tensor
-                    if state == "freed":
-                        yield SavedInfo(slot, shown, "freed", (), known[1], is_output=False)
-                    else:
-                        yield SavedInfo(slot, shown, "scalar", (), known[1], text=known[2])
-                    continue
-                if state == "freed":
-                    yield SavedInfo(slot, shown, "freed", known[0], known[1], known[2], None, is_output, tensor_name,
-                                    value_id)
-                    continue
-                if state == "packed":
-                    yield SavedInfo(slot, shown, "tensor", known[0], known[1], known[2], None, is_output, tensor_name,
-                                    value_id, text="packed by a saved-tensor hook")
-                    continue
-                if value.dim() == 0 and not value.requires_grad and slot not in origins and not known[0] \
+                    out.append(SavedInfo(slot, shown, "freed", (), known[1], is_output=False) if state == "freed"
+                               else SavedInfo(slot, shown, "scalar", (), known[1], text=known[2]))
+                elif state == "freed":
+                    out.append(SavedInfo(slot, shown, "freed", known[0], known[1], known[2], None, is_output,
+                                         tensor_name, value_id))
+                elif state == "packed":
+                    out.append(SavedInfo(slot, shown, "tensor", known[0], known[1], known[2], None, is_output,
+                                         tensor_name, value_id, text="packed by a saved-tensor hook"))
+                elif not known[0] and slot not in origins and value.dim() == 0 and not value.requires_grad \
                         and _wrapped_number(value):
-                    yield SavedInfo(slot, shown, "scalar", (), _dtype(value.dtype), text=_short(value.item()))
-                    continue
-                if tensor_name is None:
-                    tensor_name = names.get(id(value))
-                saved_version = known[2] if known[2] is not None else int(value._version)
-                yield SavedInfo(slot, shown, "tensor", tuple(value.shape), _dtype(value.dtype), saved_version,
-                                int(value._version), is_output, tensor_name, value_id)
+                    out.append(SavedInfo(slot, shown, "scalar", (), _dtype(value.dtype), text=_short(value.item())))
+                else:
+                    if tensor_name is None:
+                        tensor_name = names.get(id(value))
+                    version = value._version
+                    shape, dtype = self._shape(tuple(value.shape), value.dtype)
+                    out.append(SavedInfo(slot, shown, "tensor", shape, dtype, known[2] if known[2] is not None
+                                         else version, version, is_output, tensor_name, value_id))
+        return out
 
     def _leaf(self, t, names, forward):
         value_id = forward.value_id_of_tensor(t) if forward is not None else None
         return LeafInfo(name=names.get(id(t)), shape=tuple(t.shape), dtype=_dtype(t.dtype),
                         requires_grad=bool(t.requires_grad), version=int(t._version), grad=grad_info(t), value=value_id)
+
+
+_UNKNOWN = (None, None, None)
+_SavedTensor = None  # torch._C._autograd.SavedTensor, once PyTorch is imported
 
 
 class _SlotCache:

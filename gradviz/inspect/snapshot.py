@@ -473,10 +473,7 @@ def grad_info(t):
     if g is None:
         return None
     data = g._data
-    with np.errstate(all="ignore"):
-        norm = float(np.linalg.norm(data.ravel())) if data.size else 0.0
-    has_nan = bool(np.isnan(data).any()) if data.dtype.kind in "fc" else False
-    return GradInfo(tuple(data.shape), dtype_name(data.dtype), norm, has_nan)
+    return GradInfo(tuple(data.shape), dtype_name(data.dtype))
 
 
 def _site(site):
