@@ -166,3 +166,16 @@ def test_numpy_floor_matches_finite_differences(key):
             arr[idx] = old
             num[idx] = (up - down) / (2 * eps)
         np.testing.assert_allclose(np.broadcast_to(g, arr.shape), num, rtol=1e-5, atol=1e-6)
+
+
+def test_real_torch_bench_pieces_run():
+    """bench/real_torch.py's measurements run and report (tiny sizes; no timing is judged)."""
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(ROOT))
+    from bench import real_torch
+
+    t1 = real_torch.t1_mlp(1)
+    assert t1["plain_ms"] > 0 and t1["recorded_ms"] > 0 and t1["value"] > 0
+    for recorded in (False, True):
+        t2 = real_torch.t2_chain(1000, recorded)
+        assert t2["nodes"] == 1002 and t2["value"] > 0
