@@ -12,7 +12,8 @@ semantics of ``../shared/conformance/README.md`` (the same as its ``record.py``)
 - all cells share one namespace, in which ``__name__ == "__main__"``;
 - an exception ends its cell only; the next cell still runs;
 - a trailing bare expression has its ``repr`` printed;
-- warnings are ignored;
+- warnings are shown as Python shows them, at the user's line, once per place
+  (``script_warnings``), and kept in their cell's result;
 - after every cell the named tensors of the namespace are snapshotted.
 
 ``timeout=`` stops a script that runs too long (``ScriptTimeout``, raised in the
@@ -43,6 +44,8 @@ import types
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
+
+from gradviz.script_warnings import WarningCatcher
 
 #: The module that ``import torch`` resolves to during a run.
 ENGINE = "gradviz.torch"
@@ -303,6 +306,7 @@ class CellResult:
     error: Optional[CellError]
     tensors: tuple  # of TensorInfo, the namespace after the cell
     label: str = ""  # a notebook cell's 'In [5]'
+    warnings: tuple = ()  # of script_warnings.CellWarning, in the order they were raised
 
     @property
     def number(self) -> int:
@@ -862,7 +866,8 @@ def run_script(
             internal.append(os.path.dirname(os.path.abspath(numpy.__file__)))
         tensor_type = eng.Tensor
         module_type = getattr(nn, "Module", None)
-        with (around(ns) if around is not None else contextlib.nullcontext()):
+        catcher = WarningCatcher(program, internal, sys.stderr if echo else None)
+        with (around(ns) if around is not None else contextlib.nullcontext()), catcher.catching():
             limit.start()
             try:
                 for cell in program.cells:
@@ -870,8 +875,7 @@ def run_script(
                     error = None
                     stop = None
                     out = _Tee(buf, real_stdout) if echo else buf
-                    with contextlib.redirect_stdout(out), warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
+                    with contextlib.redirect_stdout(out):
                         try:
                             with limit.arm():
                                 _run_cell(cell, ns, path, code_path)
@@ -900,7 +904,7 @@ def run_script(
                             error = _format_error(e, program, internal)
                     tensors = snapshot(ns, tensor_type, module_type)
                     res = CellResult(cell.index, cell.line, cell.source, buf.getvalue(), error,
-                                     tensors, cell.label if program.notebook else "")
+                                     tensors, cell.label if program.notebook else "", catcher.take())
                     result.cells.append(res)
                     if on_cell is not None:
                         on_cell(res)

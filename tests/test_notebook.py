@@ -187,7 +187,7 @@ def test_run_json_keeps_the_schema_and_adds_the_cell_names():
     r = invoke("run", NOTEBOOK, "--json")
     doc = json.loads(r.stdout)
     assert list(doc) == ["script", "cells", "notes"] and len(doc["notes"]) == 4
-    assert [list(c) for c in doc["cells"]] == [["line", "stdout", "error", "tensors", "cell"]] * 6
+    assert [list(c) for c in doc["cells"]] == [["line", "stdout", "error", "tensors", "warnings", "cell"]] * 6
     assert [c["cell"] for c in doc["cells"]] == [f"In [{k}]" for k in range(1, 7)]
     assert {c["line"] for c in doc["cells"]} == {1}
     assert doc["cells"][4]["error"]["type"] == "RuntimeError"

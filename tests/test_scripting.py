@@ -404,7 +404,7 @@ def test_json_schema_keys(tmp_path):
     doc = json.loads(jsonout.dumps(r))
     assert list(doc) == ["script", "cells"]
     c0, c1 = doc["cells"]
-    assert list(c0) == ["line", "stdout", "error", "tensors"]
+    assert list(c0) == ["line", "stdout", "error", "tensors", "warnings"]  # the schema, plus each cell's warnings
     assert list(c0["tensors"][0]) == ["name", "shape", "dtype", "requires_grad", "is_leaf",
                                       "retains_grad", "grad_fn", "data", "stats", "grad"]
     assert list(c0["tensors"][0]["stats"]) == ["min", "max", "mean", "norm"]

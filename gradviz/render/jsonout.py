@@ -9,7 +9,8 @@ The schema is the conformance schema of ``../shared/conformance/README.md`` (wha
                                             "stats": {"min", "max", "mean", "norm"},
                                             "grad": null | {"data", "stats"}}]}]}
 
-A notebook's cells add ``cell`` (``"In [5]"``), and its document ``notes``; lines
+Each cell also lists the ``warnings`` it raised (``{"category", "message", "filename",
+"line"}``, at the user's line). A notebook's cells add ``cell`` (``"In [5]"``), and its document ``notes``; lines
 are counted within each cell, so a notebook cell's ``line`` is 1.
 ``gradviz run --json`` adds ``graph``, ``lint``, ``stopped`` and
 ``tensors_after_second_backward`` keys only when the options that produce them are
@@ -46,6 +47,7 @@ def cell_dict(c) -> dict:
         "stdout": c.stdout,
         "error": None if c.error is None else {"type": c.error.type, "message": c.error.message},
         "tensors": [tensor_dict(t) for t in c.tensors],
+        "warnings": [w.as_dict() for w in c.warnings],
     }
     if c.label:  # a notebook's cell, named as the notebook shows it
         d["cell"] = c.label
