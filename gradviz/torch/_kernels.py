@@ -2,6 +2,7 @@
 import numpy as np
 
 from . import _dtypes, _errors
+from . import _kernels_reduce as KR
 
 
 def default_float():
@@ -440,8 +441,8 @@ def sum_to_shape(x, shape):
     """Sum a broadcast gradient back down to ``shape`` (the array form of sum_to_size)."""
     lead = x.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1)
-    if axes:
-        x = x.sum(axis=axes, keepdims=True)
+    if axes:  # one sum over every reduced axis, as PyTorch's sum_to, rounding as its sum does
+        x = KR.cascade_sum(x, axes, keepdims=True)
     return x.reshape(shape)
 
 

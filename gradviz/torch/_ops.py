@@ -16,6 +16,7 @@ written with engine tensor ops, so with create_graph=True they build a graph the
 import numpy as np
 
 from . import _kernels as K
+from . import _kernels_reduce as KR
 from . import _kernels_special as KS
 from .autograd.node import Node
 
@@ -254,18 +255,21 @@ to_copy = Op("ToCopyBackward0", lambda self, *, dtype: (  # complex to real keep
 # reductions
 # A ``dtype`` argument converts inside the reduction (no ToCopyBackward0 node, as in PyTorch);
 # the engine casts the gradient back to the input's dtype.
-sum_all = Op("SumBackward0", lambda self, *, self_sym_sizes, dtype: np.asarray(self.sum(dtype=K.sum_dtype(self, dtype))),
+# Floating sums add in PyTorch's CPU order (KR.cascade_sum), so they round as PyTorch's do;
+# a mean is that sum divided, as on PyTorch's CPU.
+sum_all = Op("SumBackward0", lambda self, *, self_sym_sizes, dtype: np.asarray(KR.cascade_sum(
+    self.astype(K.sum_dtype(self, dtype), copy=False))),
              self=lambda grad, self_sym_sizes: F.expand(grad, self_sym_sizes))
 sum_dim = Op("SumBackward1",
              lambda self, *, dim, keepdim, self_sym_sizes, dtype: np.asarray(
-                 self.sum(axis=dim, keepdims=keepdim, dtype=K.sum_dtype(self, dtype))),
+                 KR.cascade_sum(self.astype(K.sum_dtype(self, dtype), copy=False), dim, keepdim)),
              self=lambda grad, dim, keepdim, self_sym_sizes: _sum_to_dims(grad, dim, keepdim, self_sym_sizes))
 mean_all = Op("MeanBackward0", lambda self, *, self_sym_sizes, self_sym_numel, dtype: np.asarray(
-    K.cast(self, dtype).mean(dtype=K.cast(self, dtype).dtype)),
+    KR.cascade_mean(K.cast(self, dtype))),
               self=lambda grad, self_sym_sizes, self_sym_numel: F.expand(grad, self_sym_sizes) / self_sym_numel)
 mean_dim = Op("MeanBackward1",
               lambda self, *, dim, keepdim, self_sym_sizes, self_sym_numel, dtype: np.asarray(
-                  K.cast(self, dtype).mean(axis=dim, keepdims=keepdim, dtype=K.cast(self, dtype).dtype)),
+                  KR.cascade_mean(K.cast(self, dtype), dim, keepdim)),
               self=lambda grad, dim, keepdim, self_sym_sizes, self_sym_numel: (  # PyTorch's mean_backward
                   _sum_to_dims(grad, dim, keepdim, self_sym_sizes) / (_reduced_count(self_sym_sizes, dim) if dim
                                                                       else self_sym_numel)))
