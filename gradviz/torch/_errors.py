@@ -488,3 +488,92 @@ def bool_subtraction(both):
 def bool_negation():
     return RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
                         "mask, use the `~` or `logical_not()` operator instead.")
+
+
+# ----- random numbers ------------------------------------------------------------------
+def c_number(x):
+    """A number as C++'s ostream prints it in ATen's messages (1, 0.5, 1e-07)."""
+    return "%g" % x if isinstance(x, float) else str(x)
+
+
+def kernel_not_implemented(kernel, dtype_word):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtype_word}\'')
+
+
+def normal_std(std):
+    return RuntimeError(f"normal expects std >= 0.0, but found std {c_number(std)}")
+
+
+def normal_std_tensor():
+    return RuntimeError("normal expects all elements of std >= 0.0")
+
+
+def uniform_range(low, high):
+    return RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={c_number(low)} > "
+                        f"to={c_number(high)}")
+
+
+def random_from_to(low, to):
+    return RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={to}")
+
+
+def random_from_to_cast(low, to):
+    return RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got "
+                        f"from={low} >= to={to}")
+
+
+def random_from_to_inclusive(low, to_inclusive):
+    return RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to "
+                        f"dtype, but got from={low} > to_inc={to_inclusive}")
+
+
+def random_out_of_bounds(name, type_name):
+    return RuntimeError(f"{name} is out of bounds for {type_name}")
+
+
+def random_precision_warning(name, digits, type_name):
+    return (f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {type_name} can support "
+            "discrete uniform distribution only within this range. This warning will become an error in version 1.7 "
+            "release, please fix the code in advance (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:111.)")
+
+
+def positive_parameter(method, name, value):
+    return RuntimeError(f"{method} expects {name} > 0.0, but found {name}={c_number(value)}")
+
+
+def continuous_only(distribution, dtype_word):
+    return RuntimeError(f"{distribution} distribution is a continuous probability distribution. dtype must be a "
+                        f"floating point but you specified {dtype_word}")
+
+
+def geometric_p(p):
+    return RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={c_number(p)}")
+
+
+def bernoulli_p(p):
+    return RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={c_number(p)}")
+
+
+def bernoulli_p_tensor():
+    return RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
+                        "improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def multinomial(what):
+    texts = {"dim": "prob_dist must be 1 or 2 dim", "samples": "cannot sample n_sample <= 0 samples",
+             "too_many": "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
+             "invalid": "probability tensor contains either `inf`, `nan` or element < 0",
+             "sum": "invalid multinomial distribution (sum of probabilities <= 0)",
+             "negative": "invalid multinomial distribution (encountering probability entry < 0)",
+             "infinite": "invalid multinomial distribution (encountering probability entry = infinity or NaN)",
+             "categories": "number of categories cannot exceed 2^24"}
+    return RuntimeError(texts[what])
+
+
+def multinomial_dtype(dtype_word):
+    return RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {dtype_word}")
+
+
+def argument_type(function, name, position, expected, got):
+    return TypeError(f"{function}(): argument '{name}' (position {position}) must be {expected}, not {got}")
