@@ -11,7 +11,6 @@ from . import _functions as F  # partly initialised when it imports this module:
 from ._random import Generator, default_generator  # noqa: F401
 
 _int = builtins.int
-_float = builtins.float
 
 
 # ----- seeding -------------------------------------------------------------------------
@@ -47,11 +46,15 @@ def _floating(dtype, kernel):
 
 
 def _sizes(size, keyword):
-    return F._shape_args(F._sizes_or_keyword(size, keyword, "size"))
+    return _checked(F._shape_args(F._sizes_or_keyword(size, keyword, "size")))
+
+
+def _checked(shape):
+    F._check_sizes(shape)
+    return shape
 
 
 def _new(shape, dtype, values, requires_grad=False):
-    F._check_sizes(shape)
     return F._new_leaf(np.asarray(values).reshape(shape).astype(dtype, copy=False), requires_grad)
 
 
@@ -100,10 +103,11 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
     if not isinstance(size, (tuple, list, _tensor.Size)):
         raise TypeError(f"randint() received an invalid combination of arguments - got ({type(low).__name__}, "
                         f"{type(high).__name__}, {type(size).__name__}), but expected one of:")
-    shape = F._shape_args((size,))
+    shape = _checked(F._shape_args((size,)))
 
     def make(out_dtype):
         dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.int64).np
+        R.random_bounds(dt, low, high)
         return _new(shape, dt, R.random_integers(generator, math.prod(shape), dt, low, high), requires_grad)
     return _with_out("randint", out, make)
 
@@ -153,6 +157,7 @@ def randint_like(input, low=None, high=None, *, dtype=None, layout=None, device=
         low, high = None, low
     low, high = _integer_bounds("randint_like", low, high)
     layout_of = _like_layout(input, (F._resolve_dtype(dtype) or input.dtype).np)
+    R.random_bounds(layout_of.dtype, low, high)
     values = R.random_integers(generator, layout_of.size, layout_of.dtype, low, high)
     layout_of[...] = R.in_memory_order(layout_of, values)
     return F._new_leaf(layout_of, requires_grad)
@@ -181,7 +186,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
                         f"{type(std).__name__}), but expected one of:")
     if std < 0:
         raise _errors.normal_std(std)
-    shape = F._shape_args((size,))
+    shape = _checked(F._shape_args((size,)))
 
     def make(out_dtype):
         dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np

@@ -48,18 +48,19 @@ def _seeded_words(seed):
 
 def _twisted(u, v):
     mixed = (u & _UPPER_BIT) | (v & _LOWER_BITS)
-    return (mixed >> np.uint32(1)) ^ np.where(v & np.uint32(1), _MATRIX_A, np.uint32(0))
+    return (mixed >> np.uint32(1)) ^ ((v & np.uint32(1)) * _MATRIX_A)
 
 
 def _next_block(words):
-    """The next 624 state words. Each word depends on the word 397 places on, so the
-    block is built in slices of 227 whose inputs are all known."""
-    new = words.copy()
+    """The next 624 state words. Word i becomes word i + 397 (already renewed from i = 227
+    on) xor a twist of the old words i and i + 1, so the twists are computed at once and the
+    renewal goes in three slices whose inputs are known."""
+    twists = _twisted(words[:-1], words[1:])
+    new = np.empty_like(words)
     span = WORDS - SHIFT
-    new[:span] = words[SHIFT:] ^ _twisted(words[:span], words[1:span + 1])
-    for start in range(span, WORDS - 1, span):
-        end = min(start + span, WORDS - 1)
-        new[start:end] = new[start - span:end - span] ^ _twisted(words[start:end], words[start + 1:end + 1])
+    new[:span] = words[SHIFT:] ^ twists[:span]
+    new[span:2 * span] = new[:span] ^ twists[span:2 * span]
+    new[2 * span:WORDS - 1] = new[span:SHIFT - 1] ^ twists[2 * span:]
     new[WORDS - 1] = new[SHIFT - 1] ^ _twisted(words[WORDS - 1:], new[:1])[0]
     return new
 
@@ -179,12 +180,15 @@ class Generator:
         return twin
 
     def __reduce__(self):
-        return (Generator, (self.device,), (self.initial_seed(), None, self.get_state()))
+        # PyTorch rebuilds through torch._C.Generator; this class is not importable under
+        # that name, so a module function rebuilds it (copy and pickle behave the same).
+        return (_restored, (self.initial_seed(), state_bytes(self)))
 
-    def __setstate__(self, state):
-        seed, _offset, saved = state
-        self.manual_seed(seed)
-        self.set_state(saved)
+
+def _restored(seed, raw):
+    generator = Generator().manual_seed(seed)
+    load_state_bytes(generator, np.asarray(raw, dtype=np.uint8))
+    return generator
 
 
 def state_bytes(generator):
@@ -237,6 +241,8 @@ def fused_multiply_add(a, b, c):
     """a * b + c rounded once, in float64 (an exact product and sum, their low part added
     rounded to odd so that the final rounding is the only one)."""
     a, b, c = (np.asarray(x, dtype=np.float64) for x in (a, b, c))
+    if b.ndim == 0 and b == 1:
+        return a + c  # one rounding already
     product = a * b
     split = 134217729.0  # 2**27 + 1
     a_high = a * split - (a * split - a)
@@ -260,12 +266,24 @@ def _sum_rounded_to_odd(x, y):
     return total
 
 
+_FLOAT_TIE_BITS = np.uint64((1 << 29) - 1)  # the float64 mantissa bits below float32's
+_FLOAT_TIE = np.uint64(1 << 28)
+
+
 def fused_multiply_add32(a, b, c):
-    """a * b + c rounded once to float32: the float64 product is exact, the sum is rounded
-    to odd, and rounding that to float32 is then correct."""
+    """a * b + c rounded once to float32. The float64 product is exact and the float64 sum
+    rounds once; rounding that to float32 can only go wrong where it landed exactly halfway
+    between two floats, and those few are redone from the sum rounded to odd."""
     a, b, c = (np.asarray(x, dtype=np.float32).astype(np.float64) for x in (a, b, c))
     product = a * b
-    return _sum_rounded_to_odd(product, np.broadcast_to(c, product.shape)).astype(np.float32)
+    total = product + c
+    result = total.astype(np.float32)
+    halfway = (total.view(np.uint64) & _FLOAT_TIE_BITS) == _FLOAT_TIE
+    if halfway.any():
+        where = np.nonzero(halfway)
+        exact = _sum_rounded_to_odd(product[where], np.broadcast_to(c, product.shape)[where])
+        result[where] = exact.astype(np.float32)
+    return result
 
 
 def _map(function, values):
@@ -338,7 +356,7 @@ def standard_normal_pairs(generator, n):
 def _box_muller_blocks_double(uniforms, mean, std):
     """ATen's normal_fill_16 on float64: per 16 uniforms, the first 8 give radii, the last 8 angles."""
     blocks = uniforms.reshape(-1, 2, 8)
-    radius = np.sqrt(-2 * _map(_log, 1 - blocks[:, 0]))
+    radius = np.sqrt(-2 * _map(math.log, 1 - blocks[:, 0]))  # 1 - u is in (0, 1]
     theta = (2.0 * math.pi) * blocks[:, 1]
     out = np.empty_like(blocks)
     out[:, 0] = fused_multiply_add(radius * _map(math.cos, theta), std, mean)
@@ -366,13 +384,18 @@ def normal(generator, n, dtype, mean=0.0, std=1.0, contiguous=True):
         return normal(generator, 2 * n, _part_dtype(dtype), mean, std / math.sqrt(2), contiguous).view(dtype)
     if n >= 16 and contiguous:
         engine = engine_of(generator)
-        # float16 is drawn and transformed in float, 16 at a time: the same stream.
         wide = dtype == np.float64
         draw = standard_uniform64 if wide else standard_uniform32
         blocks = _box_muller_blocks_double if wide else _box_muller_blocks_float
-        data = draw(engine, n)
         whole = n // 16 * 16
-        data[:whole] = blocks(data[:whole], mean, std)
+        if dtype == np.float16:
+            # drawn in float 16 at a time into a buffer: no uniforms for the part the
+            # recomputed last block overwrites
+            data = np.empty(n, dtype=np.float32)
+            data[:whole] = blocks(draw(engine, whole), mean, std)
+        else:
+            data = draw(engine, n)
+            data[:whole] = blocks(data[:whole], mean, std)
         if n % 16:
             data[n - 16:] = blocks(draw(engine, 16), mean, std)
         return data.astype(dtype)
@@ -513,13 +536,14 @@ def random_full_range(generator, n):
 
 
 def random_integers(generator, n, dtype, low, to):
-    """``n`` draws of random_(low, to) as ``dtype``."""
-    bounds = random_bounds(dtype, low, to)
+    """``n`` draws of random_(low, to) as ``dtype`` (bounds already checked)."""
+    bounds = random_bounds(dtype, low, to, warn=False)
     if n == 0:
         return np.zeros(0, dtype=dtype)
     if bounds is None:
         return random_full_range(generator, n).astype(dtype)
-    return random_range(generator, n, *bounds).astype(dtype)
+    low, span = bounds
+    return random_range(generator, n, span, low).astype(dtype)
 
 
 
@@ -566,7 +590,7 @@ _C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char"
 _MANTISSA = {"float16": 11, "float32": 24, "float64": 53}
 
 
-def random_bounds(dtype, low, to):
+def random_bounds(dtype, low, to, warn=True):
     """(low, span) of the integers random_(low, to) draws for ``dtype``, or None for the
     whole int64 range; raises PyTorch's errors for bounds the dtype cannot hold."""
     dtype = np.dtype(dtype)
@@ -578,7 +602,7 @@ def random_bounds(dtype, low, to):
             low, to = _update_from(dtype, low), _update_to(dtype, to)
             if not low < to:
                 raise _errors.random_from_to_cast(low, to)
-        _check_in_range(dtype, low, to - 1)
+        _check_in_range(dtype, low, to - 1, warn)
         return low, (to - low) % 2 ** 64
     if low == -2 ** 63:
         return None
@@ -591,7 +615,7 @@ def random_bounds(dtype, low, to):
         to_inclusive = 1
     else:
         to_inclusive = int(np.iinfo(dtype).max)
-    _check_in_range(dtype, low, to_inclusive)
+    _check_in_range(dtype, low, to_inclusive, warn)
     return low, (to_inclusive - low + 1) % 2 ** 64
 
 
@@ -610,7 +634,7 @@ def _update_to(dtype, to):
     return to
 
 
-def _check_in_range(dtype, low, to_inclusive):
+def _check_in_range(dtype, low, to_inclusive, warn):
     name = _C_TYPE_NAMES.get(dtype.name, dtype.name)
     if dtype.kind == "f":
         info = np.finfo(dtype)
@@ -622,14 +646,25 @@ def _check_in_range(dtype, low, to_inclusive):
     for value, label in ((low, "from"), (to_inclusive, "to - 1")):
         if not lowest <= value <= highest:
             raise _errors.random_out_of_bounds(label, name)
-    if dtype.kind == "f":
+    if warn and dtype.kind == "f":
         digits = _MANTISSA[dtype.name]
         for value, label in ((low, "from"), (to_inclusive, "to - 1")):
             if value < -(1 << digits) or value > (1 << digits):
-                warnings.warn(_errors.random_precision_warning(label, digits, name), UserWarning, stacklevel=4)
+                _warn_at_caller(_errors.random_precision_warning(label, digits, name))
 
 
 # =======================================================================================
+def _warn_at_caller(text):
+    """A UserWarning shown at the innermost frame outside the engine, as PyTorch's C++
+    warnings point at the Python line that called into it."""
+    import sys
+    engine = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(engine):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(text, UserWarning, stacklevel=level)
+
+
 def _visiting_axes(target):
     """The axes of ``target`` from the largest stride to the smallest: ATen's element order."""
     return sorted(range(target.ndim), key=lambda axis: -abs(target.strides[axis]) if target.shape[axis] > 1 else 0)
