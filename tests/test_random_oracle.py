@@ -226,6 +226,22 @@ def test_factory_keywords_and_sizes():
                      T.rand(2, requires_grad=True).requires_grad, T.randn(0)])
 
 
+def test_out_variants():
+    def run(T):
+        outs = [T.empty(4), T.empty(2, dtype=T.float64), T.empty(3, dtype=T.int32), T.empty(5), T.empty(3),
+                T.empty(0)]
+        T.randn(4, out=outs[0])
+        T.rand(3, out=outs[1])
+        T.randint(0, 5, (3,), out=outs[2])
+        T.randperm(5, out=outs[3])
+        T.normal(T.zeros(3), 1.0, out=outs[4])
+        T.normal(2.0, 0.5, (20,), out=outs[5])
+        return outs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(run)
+
+
 RANDINT_CALLS = [
     lambda T: T.randint(5, (2,)),
     lambda T: T.randint(2, 5, (20,)),
@@ -293,6 +309,30 @@ def test_normal_with_tensor_arguments_is_differentiable_with_zero_gradient():
         sum(o.sum() for o in out).backward()
         return [out, names, mean.grad, std.grad]
     check(run)
+
+
+def test_random_nodes_save_what_pytorchs_save():
+    from oracle import saved_names
+
+    def nodes(T):
+        mean, std = T.zeros(2, 3, requires_grad=True), T.ones(3, requires_grad=True)
+        x = T.ones(3, requires_grad=True) * 1
+        fills = []
+        for fill in ("uniform_", "normal_", "bernoulli_", "exponential_", "cauchy_", "log_normal_", "random_"):
+            fills.append(getattr(x.clone(), fill)())
+        fills.append(x.clone().geometric_(0.5))
+        fills.append(x.clone().random_(5))
+        fills.append(x.clone().random_(1, 5))
+        fills.append(x.clone().bernoulli_(T.full((3,), 0.5, requires_grad=True)))
+        made = [T.normal(mean, 1.0), T.normal(1.0, std), T.normal(mean, std),
+                T.bernoulli(T.full((3,), 0.5, requires_grad=True))]
+        return [t.grad_fn for t in fills + made]
+
+    for ours, theirs in zip(nodes(G), nodes(torch)):
+        assert type(ours).__name__ == type(theirs).__name__
+        assert saved_names(G, ours) == saved_names(torch, theirs), type(theirs).__name__
+        for name in saved_names(torch, theirs):
+            assert tuple(getattr(ours, "_saved_" + name)) == tuple(getattr(theirs, "_saved_" + name))
 
 
 @pytest.mark.parametrize("seed", SEEDS[:4])

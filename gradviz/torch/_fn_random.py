@@ -58,12 +58,6 @@ def _new(shape, dtype, values, requires_grad=False):
     return F._new_leaf(np.asarray(values).reshape(shape).astype(dtype, copy=False), requires_grad)
 
 
-def _with_out(name, out, make):
-    if out is None:
-        return make(None)
-    return F._out_variant(name, out, (), lambda: make(out.dtype))
-
-
 def _like_layout(input, dtype):
     """The array torch.empty_like(input) would allocate: dense inputs keep their layout."""
     return np.empty_like(input._data, dtype=dtype)
@@ -78,7 +72,9 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
         dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np
         _floating(dt, "check_uniform_bounds")
         return _new(shape, dt, R.uniform(generator, math.prod(shape), dt), requires_grad)
-    return _with_out("rand", out, make)
+    if out is None:
+        return make(None)
+    return F._out_variant("rand", out, (), lambda: make(out.dtype))  # warns at the caller
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -89,7 +85,9 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
         dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np
         _floating(dt, "normal_kernel_cpu")
         return _new(shape, dt, R.normal(generator, math.prod(shape), dt), requires_grad)
-    return _with_out("randn", out, make)
+    if out is None:
+        return make(None)
+    return F._out_variant("randn", out, (), lambda: make(out.dtype))  # warns at the caller
 
 
 def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -109,7 +107,9 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
         dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.int64).np
         R.random_bounds(dt, low, high)
         return _new(shape, dt, R.random_integers(generator, math.prod(shape), dt, low, high), requires_grad)
-    return _with_out("randint", out, make)
+    if out is None:
+        return make(None)
+    return F._out_variant("randint", out, (), lambda: make(out.dtype))  # warns at the caller
 
 
 def _integer_bounds(name, low, high):
@@ -130,7 +130,9 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     def make(out_dtype):
         dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.int64).np
         return _new((_int(n),), dt, R.permutation(generator, _int(n)), requires_grad)
-    return _with_out("randperm", out, make)
+    if out is None:
+        return make(None)
+    return F._out_variant("randperm", out, (), lambda: make(out.dtype))  # warns at the caller
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
@@ -177,10 +179,13 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         elif std < 0:
             raise _errors.normal_std(std)
         if not isinstance(std, Tensor):
-            return F.apply(_ops.normal_tensor_float, (mean,), {"std": std, "generator": generator})
+            return F.apply(_ops.normal_tensor_float, (mean,), {"std": std, "generator": generator,
+                                                              "mean_sym_sizes": tuple(mean.shape)})
         if not isinstance(mean, Tensor):
-            return F.apply(_ops.normal_float_tensor, (std,), {"mean": mean, "generator": generator})
-        return F.apply(_ops.normal_tensor_tensor, (mean, std), {"generator": generator})
+            return F.apply(_ops.normal_float_tensor, (std,), {"mean": mean, "generator": generator,
+                                                             "std_sym_sizes": tuple(std.shape)})
+        return F.apply(_ops.normal_tensor_tensor, (mean, std), {"generator": generator, "mean_sym_sizes": tuple(
+            mean.shape), "std_sym_sizes": tuple(std.shape)})
     if size is None:
         raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
                         f"{type(std).__name__}), but expected one of:")
@@ -192,7 +197,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np
         _floating(dt, "normal_kernel_cpu")
         return _new(shape, dt, R.normal(generator, math.prod(shape), dt, mean, std), requires_grad)
-    return _with_out("normal", out, make)
+    if out is None:
+        return make(None)
+    return F._out_variant("normal", out, (), lambda: make(out.dtype))  # warns at the caller
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):

@@ -553,7 +553,7 @@ bernoulli_fill = Op("BernoulliBackward2", lambda self, *, p, generator: _filled(
     self, R.bernoulli_scalar(generator, self.size, p)), self=_zero_grad)
 bernoulli_fill_tensor = Op("BernoulliBackward1", lambda self, p, *, generator: _filled(
     self, R.bernoulli_tensor(generator, R.in_visiting_order(self, np.broadcast_to(p, self.shape)))),
-    self=_zero_grad, p=lambda grad, p: F.zeros_like(p))
+    self=_zero_grad, p=_zero_grad)
 exponential_fill = Op("ExponentialBackward0", lambda self, *, lambd, generator: _filled(
     self, R.exponential(generator, self.size, lambd)), self=_zero_grad)
 cauchy_fill = Op("CauchyBackward0", lambda self, *, median, sigma, generator: _filled(
@@ -576,14 +576,18 @@ bernoulli_p = Op("NotImplemented", lambda self, *, p, generator: R.bernoulli_sca
     generator, self.size, p).reshape(self.shape).astype(self.dtype), self=lambda grad: F.not_implemented("bernoulli"))
 # normal(mean, std) with a tensor mean and/or std: ATen draws normal(0, std) and adds the
 # mean, or draws normal(0, 1), multiplies by std and adds the mean.
-normal_tensor_float = Op("NormalBackward1", lambda mean, *, std, generator: (
+normal_tensor_float = Op("NormalBackward1", lambda mean, *, std, generator, mean_sym_sizes: (
     R.normal(generator, mean.size, mean.dtype, 0.0, std).reshape(mean.shape) + mean).astype(mean.dtype),
-    mean=_zero_grad)
-normal_float_tensor = Op("NormalBackward2", lambda std, *, mean, generator: R.scale_and_shift(
-    R.normal(generator, std.size, std.dtype), np.shape(std), std, mean, std.dtype), std=_zero_grad)
-normal_tensor_tensor = Op("NormalBackward3", lambda mean, std, *, generator: R.scale_and_shift(
-    R.normal(generator, np.broadcast(mean, std).size, mean.dtype),
-    np.broadcast(mean, std).shape, std, mean, mean.dtype), mean=_zero_grad, std=_zero_grad)
+    mean=lambda grad, mean_sym_sizes: F.zeros(mean_sym_sizes, dtype=grad.dtype))
+normal_float_tensor = Op("NormalBackward2", lambda std, *, mean, generator, std_sym_sizes: R.scale_and_shift(
+    R.normal(generator, std.size, std.dtype), np.shape(std), std, mean, std.dtype),
+    std=lambda grad, std_sym_sizes: F.zeros(std_sym_sizes, dtype=grad.dtype))
+normal_tensor_tensor = Op(
+    "NormalBackward3", lambda mean, std, *, generator, mean_sym_sizes, std_sym_sizes: R.scale_and_shift(
+        R.normal(generator, np.broadcast(mean, std).size, mean.dtype), np.broadcast(mean, std).shape, std, mean,
+        mean.dtype),
+    mean=lambda grad, mean_sym_sizes: F.zeros(mean_sym_sizes, dtype=grad.dtype),
+    std=lambda grad, std_sym_sizes: F.zeros(std_sym_sizes, dtype=grad.dtype))
 
 # ---------------------------------------------------------------------------------------
 # more ops tutorials use (selection, scatter, elementwise)

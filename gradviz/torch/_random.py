@@ -7,6 +7,16 @@ in the order ATen's kernel does (one element after another, in memory order), so
 values here are PyTorch's on an x86-64 CPU with AVX2, where PyTorch runs these kernels.
 ATen's kernels are compiled with floating-point contraction, so ``a * b + c`` in them is
 one fused multiply-add: ``fused_multiply_add`` below rounds once, as the hardware does.
+
+Where the numbers can differ from PyTorch's:
+- on Intel CPUs PyTorch draws ``bernoulli_(p)`` for a number p (and so dropout masks) from
+  MKL's own stream, seeded with one 32-bit draw; this is the stream PyTorch uses elsewhere;
+- float32 normals of 16 or more elements follow the AVX2 kernel (x86-64); on other CPUs
+  PyTorch's C library float functions give other last bits;
+- float64 transformations call the C library's log, sin, cos, tan and exp through Python's
+  ``math``, as ATen calls them: the same bits where PyTorch runs on the same C library;
+- PyTorch seeds its default generator from /dev/urandom; this one starts where a new
+  ``torch.Generator()`` starts, so runs repeat.
 """
 import math
 import os
