@@ -376,6 +376,7 @@ LIKE_CALLS = [
     lambda T: T.randint_like(T.zeros(3, 3), 10),
     lambda T: T.randint_like(T.zeros(3, 3), 2, 10),
     lambda T: T.randint_like(T.zeros(3, 3, dtype=T.int64), high=7),
+    lambda T: T.randint_like(T.zeros(3, 3), T.tensor(7)),
     lambda T: T.rand_like(T.zeros(4, 6).t()),          # PyTorch keeps the layout and fills in memory order
     lambda T: T.randn_like(T.zeros(20, 3).t()),        # a non-contiguous layout takes the scalar sampler
     lambda T: T.randint_like(T.zeros(4, 6).t(), 100),
@@ -467,6 +468,9 @@ FILL_ERRORS = [
     lambda T: T.multinomial(T.ones(2, 2, 2), 1), lambda T: T.multinomial(T.tensor([1, 2]), 1),
     lambda T: T.multinomial(T.tensor([-1.0, 2.0]), 2, True), lambda T: T.multinomial(T.tensor([0.0, 0.0]), 2, True),
     lambda T: T.rand_like(T.zeros(2, dtype=T.int64)), lambda T: T.zeros(3, requires_grad=True).uniform_(),
+    lambda T: T.randint(3), lambda T: T.randint(0.5, 5, (2,)), lambda T: T.randint(0, 5, 3),
+    lambda T: T.normal(2.0, 3.0), lambda T: T.randint_like(T.zeros(2), 2.5),
+    lambda T: T.randint_like(T.zeros(2), 1, 2.5),
 ]
 
 

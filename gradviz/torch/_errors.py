@@ -577,3 +577,59 @@ def multinomial_dtype(dtype_word):
 
 def argument_type(function, name, position, expected, got):
     return TypeError(f"{function}(): argument '{name}' (position {position}) must be {expected}, not {got}")
+
+
+def seed_type(type_name):
+    return RuntimeError(f"manual_seed expected a long, but got {type_name}")
+
+
+def seed_overflow():
+    return ValueError("Overflow when unpacking long long")
+
+
+def generator_offset():
+    return RuntimeError("CPU Generator does not use offset")
+
+
+def rng_state_type(type_name):
+    return TypeError(f"expected a torch.ByteTensor, but got {type_name}")
+
+
+def rng_state_dtype():
+    return TypeError("RNG state must be a torch.ByteTensor")
+
+
+def rng_state_size(expected, got):
+    return RuntimeError(f"Expected a CPUGeneratorImplState of size {expected} but found the input RNG state size to be "
+                        f"{got}")
+
+
+def rng_state_invalid():
+    return RuntimeError("Invalid mt19937 state")
+
+
+_FACTORY_OPTIONS = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+                    "None, bool pin_memory = False, bool requires_grad = False")
+_LIKE_OPTIONS = ("torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = None, "
+                 "torch.device device = None, bool pin_memory = False, bool requires_grad = False")
+_OVERLOADS = {
+    "randint": [f"(int high, tuple of ints size, *, torch.Generator generator, {_FACTORY_OPTIONS})",
+                f"(int high, tuple of ints size, *, {_FACTORY_OPTIONS})",
+                f"(int low, int high, tuple of ints size, *, torch.Generator generator, {_FACTORY_OPTIONS})",
+                f"(int low, int high, tuple of ints size, *, {_FACTORY_OPTIONS})"],
+    "normal": ["(Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)",
+               "(Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)",
+               "(float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)",
+               "(float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+               f"{_FACTORY_OPTIONS})"],
+    "randint_like": [f"({first}, *, {generator}{_LIKE_OPTIONS})" for first in (
+        "Tensor input, int low, int high", "Tensor input, Tensor high", "Tensor input, int high")
+        for generator in ("torch.Generator generator, ", "")],
+}
+
+
+def invalid_arguments(function, got):
+    """PyTorch's argument parser refusing a call: what it got, then each overload."""
+    overloads = "".join(f" * {o}\n" for o in _OVERLOADS[function])
+    return TypeError(f"{function}() received an invalid combination of arguments - got ({', '.join(got)}), but "
+                     f"expected one of:\n{overloads}")

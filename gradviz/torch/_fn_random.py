@@ -93,14 +93,15 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
             pin_memory=False, requires_grad=False):
     """randint(high, size) or randint(low, high, size); each also by keyword."""
+    given = [type(a).__name__ for a in (low, high, size) if a is not None]
     if size is None and isinstance(high, (tuple, list, _tensor.Size)):
         low, high, size = None, low, high
     elif high is None:
         low, high = None, low
-    low, high = _integer_bounds("randint", low, high)
-    if not isinstance(size, (tuple, list, _tensor.Size)):
-        raise TypeError(f"randint() received an invalid combination of arguments - got ({type(low).__name__}, "
-                        f"{type(high).__name__}, {type(size).__name__}), but expected one of:")
+    low = 0 if low is None else low
+    if not (_is_int(low) and _is_int(high) and isinstance(size, (tuple, list, _tensor.Size))):
+        raise _errors.invalid_arguments("randint", given)
+    low, high = _int(low), _int(high)
     shape = _checked(F._shape_args((size,)))
 
     def make(out_dtype):
@@ -112,13 +113,8 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
     return F._out_variant("randint", out, (), lambda: make(out.dtype))  # warns at the caller
 
 
-def _integer_bounds(name, low, high):
-    low = 0 if low is None else low
-    for value in (low, high):
-        if isinstance(value, bool) or not isinstance(value, (_int, np.integer)):
-            raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(low).__name__}, "
-                            f"{type(high).__name__}), but expected one of:")
-    return _int(low), _int(high)
+def _is_int(value):
+    return isinstance(value, (_int, np.integer)) and not isinstance(value, bool)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -155,9 +151,16 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=False,
 
 def randint_like(input, low=None, high=None, *, dtype=None, layout=None, device=None, pin_memory=False,
                  requires_grad=False, memory_format=None, generator=None):
+    given = ["Tensor"] + [type(a).__name__ if not isinstance(a, _tensor.Tensor) else "Tensor"
+                          for a in (low, high) if a is not None]
     if high is None:
-        low, high = None, low
-    low, high = _integer_bounds("randint_like", low, high)
+        low, high = 0, low
+    low = 0 if low is None else low
+    if isinstance(high, _tensor.Tensor) and high.dim() == 0 and low == 0:
+        high = high.item()  # randint_like(input, Tensor high)
+    if not (_is_int(low) and _is_int(high)):
+        raise _errors.invalid_arguments("randint_like", given)
+    low, high = _int(low), _int(high)
     layout_of = _like_layout(input, (F._resolve_dtype(dtype) or input.dtype).np)
     R.random_bounds(layout_of.dtype, low, high)
     values = R.random_integers(generator, layout_of.size, layout_of.dtype, low, high)
@@ -187,8 +190,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         return F.apply(_ops.normal_tensor_tensor, (mean, std), {"generator": generator, "mean_sym_sizes": tuple(
             mean.shape), "std_sym_sizes": tuple(std.shape)})
     if size is None:
-        raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
-                        f"{type(std).__name__}), but expected one of:")
+        raise _errors.invalid_arguments("normal", [type(mean).__name__, type(std).__name__])
     if std < 0:
         raise _errors.normal_std(std)
     shape = _checked(F._shape_args((size,)))

@@ -129,10 +129,10 @@ def _seed_value(seed):
     """A seed as PyTorch's Generator.manual_seed reads it: an integer taken as uint64, a
     negative one in two's complement."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        raise _errors.seed_type(type(seed).__name__)
     seed = int(seed)
     if not -2 ** 63 <= seed < 2 ** 64:
-        raise ValueError("Overflow when unpacking long long")
+        raise _errors.seed_overflow()
     return seed % 2 ** 64
 
 
@@ -166,10 +166,10 @@ class Generator:
         return self.engine.seed
 
     def get_offset(self):
-        raise RuntimeError("CPU Generator does not use offset")
+        raise _errors.generator_offset()
 
     def set_offset(self, offset):
-        raise RuntimeError("CPU Generator does not use offset")
+        raise _errors.generator_offset()
 
     def get_state(self):
         from ._functions import from_numpy
@@ -178,9 +178,9 @@ class Generator:
     def set_state(self, new_state):
         from ._tensor import Tensor
         if not isinstance(new_state, Tensor):
-            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+            raise _errors.rng_state_type(type(new_state).__name__)
         if new_state._data.dtype != np.uint8:
-            raise TypeError("RNG state must be a torch.ByteTensor")
+            raise _errors.rng_state_dtype()
         load_state_bytes(self, np.ascontiguousarray(new_state._data).reshape(-1))
         return self
 
@@ -221,12 +221,11 @@ def state_bytes(generator):
 
 def load_state_bytes(generator, raw):
     if raw.size != STATE_BYTES:
-        raise RuntimeError(f"Expected a CPUGeneratorImplState of size {STATE_BYTES} but found the input RNG state "
-                           f"size to be {raw.size}")
+        raise _errors.rng_state_size(STATE_BYTES, raw.size)
     record = np.frombuffer(raw.tobytes(), dtype=STATE_LAYOUT)[0]
     left, next_word = int(record["left"]), int(record["next"]) & 0xFFFFFFFF
     if not (record["seeded"] != 0 and 0 < left <= WORDS and next_word <= WORDS):
-        raise RuntimeError("Invalid mt19937 state")
+        raise _errors.rng_state_invalid()
     engine = generator.engine
     engine.seed = int(record["seed"])
     engine.words = record["words"].astype(np.uint32)  # the record keeps each word in 64 bits
