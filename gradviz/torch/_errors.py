@@ -488,3 +488,148 @@ def bool_subtraction(both):
 def bool_negation():
     return RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
                         "mask, use the `~` or `logical_not()` operator instead.")
+
+
+# ----- random numbers ------------------------------------------------------------------
+def c_number(x):
+    """A number as C++'s ostream prints it in ATen's messages (1, 0.5, 1e-07)."""
+    return "%g" % x if isinstance(x, float) else str(x)
+
+
+def kernel_not_implemented(kernel, dtype_word):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtype_word}\'')
+
+
+def normal_std(std):
+    return RuntimeError(f"normal expects std >= 0.0, but found std {c_number(std)}")
+
+
+def normal_std_tensor():
+    return RuntimeError("normal expects all elements of std >= 0.0")
+
+
+def uniform_range(low, high):
+    return RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={c_number(low)} > "
+                        f"to={c_number(high)}")
+
+
+def random_from_to(low, to):
+    return RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={to}")
+
+
+def random_from_to_cast(low, to):
+    return RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got "
+                        f"from={low} >= to={to}")
+
+
+def random_from_to_inclusive(low, to_inclusive):
+    return RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to "
+                        f"dtype, but got from={low} > to_inc={to_inclusive}")
+
+
+def random_out_of_bounds(name, type_name):
+    return RuntimeError(f"{name} is out of bounds for {type_name}")
+
+
+def random_precision_warning(name, digits, type_name):
+    return (f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {type_name} can support "
+            "discrete uniform distribution only within this range. This warning will become an error in version 1.7 "
+            "release, please fix the code in advance (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:111.)")
+
+
+def positive_parameter(method, name, value):
+    return RuntimeError(f"{method} expects {name} > 0.0, but found {name}={c_number(value)}")
+
+
+def continuous_only(distribution, dtype_word):
+    return RuntimeError(f"{distribution} distribution is a continuous probability distribution. dtype must be a "
+                        f"floating point but you specified {dtype_word}")
+
+
+def geometric_p(p):
+    return RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={c_number(p)}")
+
+
+def bernoulli_p(p):
+    return RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={c_number(p)}")
+
+
+def bernoulli_p_tensor():
+    return RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
+                        "improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def multinomial(what):
+    texts = {"dim": "prob_dist must be 1 or 2 dim", "samples": "cannot sample n_sample <= 0 samples",
+             "too_many": "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
+             "invalid": "probability tensor contains either `inf`, `nan` or element < 0",
+             "sum": "invalid multinomial distribution (sum of probabilities <= 0)",
+             "negative": "invalid multinomial distribution (encountering probability entry < 0)",
+             "infinite": "invalid multinomial distribution (encountering probability entry = infinity or NaN)",
+             "categories": "number of categories cannot exceed 2^24"}
+    return RuntimeError(texts[what])
+
+
+def multinomial_dtype(dtype_word):
+    return RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {dtype_word}")
+
+
+def argument_type(function, name, position, expected, got):
+    return TypeError(f"{function}(): argument '{name}' (position {position}) must be {expected}, not {got}")
+
+
+def seed_type(type_name):
+    return RuntimeError(f"manual_seed expected a long, but got {type_name}")
+
+
+def seed_overflow():
+    return ValueError("Overflow when unpacking long long")
+
+
+def generator_offset():
+    return RuntimeError("CPU Generator does not use offset")
+
+
+def rng_state_type(type_name):
+    return TypeError(f"expected a torch.ByteTensor, but got {type_name}")
+
+
+def rng_state_dtype():
+    return TypeError("RNG state must be a torch.ByteTensor")
+
+
+def rng_state_size(expected, got):
+    return RuntimeError(f"Expected a CPUGeneratorImplState of size {expected} but found the input RNG state size to be "
+                        f"{got}")
+
+
+def rng_state_invalid():
+    return RuntimeError("Invalid mt19937 state")
+
+
+_FACTORY_OPTIONS = ("Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+                    "None, bool pin_memory = False, bool requires_grad = False")
+_LIKE_OPTIONS = ("torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = None, "
+                 "torch.device device = None, bool pin_memory = False, bool requires_grad = False")
+_OVERLOADS = {
+    "randint": [f"(int high, tuple of ints size, *, torch.Generator generator, {_FACTORY_OPTIONS})",
+                f"(int high, tuple of ints size, *, {_FACTORY_OPTIONS})",
+                f"(int low, int high, tuple of ints size, *, torch.Generator generator, {_FACTORY_OPTIONS})",
+                f"(int low, int high, tuple of ints size, *, {_FACTORY_OPTIONS})"],
+    "normal": ["(Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)",
+               "(Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)",
+               "(float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)",
+               "(float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+               f"{_FACTORY_OPTIONS})"],
+    "randint_like": [f"({first}, *, {generator}{_LIKE_OPTIONS})" for first in (
+        "Tensor input, int low, int high", "Tensor input, Tensor high", "Tensor input, int high")
+        for generator in ("torch.Generator generator, ", "")],
+}
+
+
+def invalid_arguments(function, got):
+    """PyTorch's argument parser refusing a call: what it got, then each overload."""
+    overloads = "".join(f" * {o}\n" for o in _OVERLOADS[function])
+    return TypeError(f"{function}() received an invalid combination of arguments - got ({', '.join(got)}), but "
+                     f"expected one of:\n{overloads}")

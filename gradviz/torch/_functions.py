@@ -294,14 +294,6 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, m
     return _like(lambda s, d: np.full(s, fill_value, dtype=d), input, dtype, requires_grad)
 
 
-def rand_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
-def randn_like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
-
-
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
     return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
@@ -377,160 +369,11 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _new_leaf(np.eye(n, m, dtype=dt.np), requires_grad)
 
 
-# ----- random numbers -----------------------------------------------------------------
-class Generator:
-    """torch.Generator, on numpy's PCG64 (so values differ from PyTorch's Mersenne Twister;
-    seeding, state save / restore and independence of generators behave the same)."""
-    __module__ = "torch._C"  # so it prints as PyTorch's: <torch._C.Generator object at 0x...>
-
-    def __init__(self, device="cpu"):
-        self.device = CPU
-        self.manual_seed(67280421310721)  # PyTorch's default initial seed
-
-    def manual_seed(self, seed):
-        self._seed = _int(seed)
-        self.generator = np.random.default_rng(self._seed & 0xFFFFFFFFFFFFFFFF)
-        return self
-
-    def seed(self):
-        fresh = _int(np.random.SeedSequence().entropy % (2 ** 63))
-        self.manual_seed(fresh)
-        return fresh
-
-    def initial_seed(self):
-        return self._seed
-
-    def get_state(self):
-        import pickle
-        state = pickle.dumps((self._seed, self.generator.bit_generator.state))
-        return _new_leaf(np.frombuffer(state, dtype=np.uint8).copy())
-
-    def set_state(self, new_state):
-        import pickle
-        self._seed, state = pickle.loads(new_state._data.tobytes())
-        self.generator = np.random.default_rng()
-        self.generator.bit_generator.state = state
-        return self
-
-
-# The default generator; gradviz starts it from seed 0 (PyTorch's starts from its own default).
-RANDOM = default_generator = Generator().manual_seed(0)
-
-
-def rng(generator=None):
-    """The numpy Generator behind ``generator`` (a torch.Generator) or the default one."""
-    return (generator or RANDOM).generator
-
-
-def manual_seed(seed):
-    return RANDOM.manual_seed(seed)
-
-
-def seed():
-    return RANDOM.seed()
-
-
-def initial_seed():
-    return RANDOM.initial_seed()
-
-
-def get_rng_state():
-    return RANDOM.get_state()
-
-
-def set_rng_state(new_state):
-    RANDOM.set_state(new_state)
-
-
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None):
-    return _factory(lambda s, d: rng(generator).random(s, dtype=np.float64).astype(d), size, dtype, requires_grad)
-
-
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None):
-    return _factory(lambda s, d: rng(generator).standard_normal(s).astype(d), size, dtype, requires_grad)
-
-
-def randint(low, high=None, size=None, *, dtype=None, device=None, requires_grad=False, generator=None):
-    if size is None and isinstance(high, (tuple, list)):
-        low, high, size = 0, low, high
-    elif high is None:
-        low, high = 0, low
-    return _factory(lambda s, d: rng(generator).integers(low, high, s).astype(d), (tuple(size),), dtype,
-                    requires_grad, _dtypes.int64)
-
-
-def randperm(n, *, dtype=None, device=None, requires_grad=False, generator=None):
-    return _new_leaf(rng(generator).permutation(n).astype((_resolve_dtype(dtype) or _dtypes.int64).np))
-
-
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None):
-    if isinstance(mean, _tensor.Tensor) or isinstance(std, _tensor.Tensor):
-        m = mean._data if isinstance(mean, _tensor.Tensor) else mean
-        s = std._data if isinstance(std, _tensor.Tensor) else std
-        shape = np.broadcast(m, s).shape
-        dt = (mean if isinstance(mean, _tensor.Tensor) else std)._data.dtype
-        return _new_leaf((m + s * rng(generator).standard_normal(shape)).astype(dt))
-    return _factory(lambda sh, d: (mean + std * rng(generator).standard_normal(sh)).astype(d), (tuple(size),),
-                    None, False)
-
-
-def bernoulli(input, p=None, *, generator=None, out=None):
-    """Draws 1 with probability ``input`` (or ``p``) elementwise, in input's dtype."""
-    if p is None:
-        return apply(_ops.bernoulli, (input,), {"generator": generator})
-    return apply(_ops.bernoulli_p, (input,), {"p": p, "generator": generator})
-
-
-def multinomial(input, num_samples, replacement=False, *, generator=None):
-    probs = input._data.astype(np.float64)
-    rows = probs.reshape(-1, probs.shape[-1])
-    out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
-    for i, row in enumerate(rows):
-        out[i] = rng(generator).choice(row.size, size=num_samples, replace=replacement, p=row / row.sum())
-    return _new_leaf(out.reshape(probs.shape[:-1] + (num_samples,)))
-
-
-# ----- in-place random fills (node: the op's *Backward0, gradient zero w.r.t. old values)
-def uniform_(self, from_=0.0, to=1.0, *, generator=None, **keyword):
-    from_ = keyword.pop("from", from_)
-    return _inplace(_ops.uniform_fill, self, (self,), {"low": from_, "high": to, "generator": generator})
-
-
-def normal_(self, mean=0.0, std=1.0, *, generator=None):
-    return _inplace(_ops.normal_fill, self, (self,), {"mean": mean, "std": std, "generator": generator})
-
-
-def bernoulli_(self, p=0.5, *, generator=None):
-    if isinstance(p, _tensor.Tensor):
-        return _inplace(_ops.bernoulli_fill_tensor, self, (self, p), {"generator": generator})
-    return _inplace(_ops.bernoulli_fill, self, (self,), {"p": p, "generator": generator})
-
-
-def exponential_(self, lambd=1.0, *, generator=None):
-    return _inplace(_ops.exponential_fill, self, (self,), {"lambd": lambd, "generator": generator})
-
-
-def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    return _inplace(_ops.cauchy_fill, self, (self,), {"median": median, "sigma": sigma, "generator": generator})
-
-
-def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    return _inplace(_ops.log_normal_fill, self, (self,), {"mean": mean, "std": std, "generator": generator})
-
-
-def geometric_(self, p, *, generator=None):
-    return _inplace(_ops.geometric_fill, self, (self,), {"p": p, "generator": generator})
-
-
-def random_(self, from_=None, to=None, *, generator=None, **keyword):
-    """random_(): integers in [0, 2**mantissa] for floats (the full range for integers);
-    random_(to): [0, to); random_(from, to): [from, to)."""
-    from_ = keyword.pop("from", from_)
-    if from_ is None and to is None:
-        return _inplace(_ops.random_fill_full, self, (self,), {"generator": generator})
-    if to is None:
-        return _inplace(_ops.random_fill_to, self, (self,), {"to": from_, "generator": generator})
-    return _inplace(_ops.random_fill_range, self, (self,), {"low": from_, "to": to, "generator": generator})
+# ----- random numbers: PyTorch's generator and draws (_fn_random) ---------------------
+from ._fn_random import (  # noqa: E402,F401
+    Generator, default_generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state, rand, randn,
+    randint, randperm, normal, bernoulli, multinomial, rand_like, randn_like, randint_like, uniform_, normal_,
+    bernoulli_, exponential_, cauchy_, log_normal_, geometric_, random_)
 
 
 def legacy_constructor(cls, args, kwargs, dtype=None):

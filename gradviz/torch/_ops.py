@@ -18,6 +18,7 @@ import numpy as np
 from . import _kernels as K
 from . import _kernels_reduce as KR
 from . import _kernels_special as KS
+from . import _random as R
 from .autograd.node import Node
 
 _NODE_CLASSES = {}
@@ -542,35 +543,55 @@ lerp_tensor = Op("LerpBackward1", lambda self, end, weight: self + weight * (end
 
 # ---------------------------------------------------------------------------------------
 # random fills (in place) and draws: the values do not depend on the old ones, so the
-# gradient w.r.t. them is zero, as PyTorch's formulas say.
-uniform_fill = Op("UniformBackward0", lambda self, *, low, high, generator: K.as_dtype_of(
-    F.rng(generator).uniform(low, high, self.shape), self), self=_zero_grad)
-normal_fill = Op("NormalBackward0", lambda self, *, mean, std, generator: K.as_dtype_of(
-    mean + std * F.rng(generator).standard_normal(self.shape), self), self=_zero_grad)
-bernoulli_fill = Op("BernoulliBackward2", lambda self, *, p, generator: K.as_dtype_of(
-    F.rng(generator).random(self.shape) < p, self), self=_zero_grad)
-bernoulli_fill_tensor = Op("BernoulliBackward1", lambda self, p, *, generator: K.as_dtype_of(
-    F.rng(generator).random(self.shape) < p, self), self=_zero_grad, p=lambda grad, p: F.zeros_like(p))
-exponential_fill = Op("ExponentialBackward0", lambda self, *, lambd, generator: K.as_dtype_of(
-    F.rng(generator).exponential(1.0 / lambd, self.shape), self), self=_zero_grad)
-cauchy_fill = Op("CauchyBackward0", lambda self, *, median, sigma, generator: K.as_dtype_of(
-    median + sigma * F.rng(generator).standard_cauchy(self.shape), self), self=_zero_grad)
-log_normal_fill = Op("LogNormalBackward0", lambda self, *, mean, std, generator: K.as_dtype_of(
-    F.rng(generator).lognormal(mean, std, self.shape), self), self=_zero_grad)
-geometric_fill = Op("GeometricBackward0", lambda self, *, p, generator: K.as_dtype_of(
-    F.rng(generator).geometric(p, self.shape), self), self=_zero_grad)
-random_fill_range = Op("RandomBackward0", lambda self, *, low, to, generator: K.as_dtype_of(
-    F.rng(generator).integers(low, to, self.shape), self), self=_zero_grad)
-random_fill_to = Op("RandomBackward1", lambda self, *, to, generator: K.as_dtype_of(
-    F.rng(generator).integers(0, to, self.shape), self), self=_zero_grad)
-random_fill_full = Op("RandomBackward2", lambda self, *, generator: K.as_dtype_of(
-    F.rng(generator).integers(0, K.random_upper_bound(self.dtype), self.shape, endpoint=True), self),
-    self=_zero_grad)
-bernoulli = Op("BernoulliBackward0", lambda self, *, generator: K.as_dtype_of(
-    F.rng(generator).random(self.shape) < self, self), self=_zero_grad)
+# gradient w.r.t. them is zero, as PyTorch's formulas say. The numbers are PyTorch's
+# (_random), drawn in the order ATen visits the tensor's memory.
+def _filled(self, values):
+    return R.in_memory_order(self, values).astype(self.dtype, copy=False)
+
+
+uniform_fill = Op("UniformBackward0", lambda self, *, low, high, generator: _filled(
+    self, R.uniform(generator, self.size, self.dtype, low, high)), self=_zero_grad)
+normal_fill = Op("NormalBackward0", lambda self, *, mean, std, generator: _filled(
+    self, R.normal(generator, self.size, self.dtype, mean, std, self.flags.c_contiguous)), self=_zero_grad)
+bernoulli_fill = Op("BernoulliBackward2", lambda self, *, p, generator: _filled(
+    self, R.bernoulli_scalar(generator, self.size, p)), self=_zero_grad)
+bernoulli_fill_tensor = Op("BernoulliBackward1", lambda self, p, *, generator: _filled(
+    self, R.bernoulli_tensor(generator, R.in_visiting_order(self, np.broadcast_to(p, self.shape)))),
+    self=_zero_grad, p=_zero_grad)
+exponential_fill = Op("ExponentialBackward0", lambda self, *, lambd, generator: _filled(
+    self, R.exponential(generator, self.size, lambd)), self=_zero_grad)
+cauchy_fill = Op("CauchyBackward0", lambda self, *, median, sigma, generator: _filled(
+    self, R.cauchy(generator, self.size, median, sigma)), self=_zero_grad)
+log_normal_fill = Op("LogNormalBackward0", lambda self, *, mean, std, generator: _filled(
+    self, R.log_normal(generator, self.size, mean, std)), self=_zero_grad)
+geometric_fill = Op("GeometricBackward0", lambda self, *, p, generator: _filled(
+    self, R.geometric(generator, self.size, p)), self=_zero_grad)
+random_fill_range = Op("RandomBackward0", lambda self, *, low, to, generator: _filled(
+    self, R.random_integers(generator, self.size, self.dtype, low, to)), self=_zero_grad)
+random_fill_to = Op("RandomBackward1", lambda self, *, to, generator: _filled(
+    self, R.random_integers(generator, self.size, self.dtype, 0, to)), self=_zero_grad)
+random_fill_full = Op("RandomBackward2", lambda self, *, generator: _filled(
+    self, R.random_default(generator, self.size, self.dtype)), self=_zero_grad)
+# bernoulli(input): a new tensor drawn with input's values as probabilities.
+bernoulli = Op("BernoulliBackward0", lambda self, *, generator: R.bernoulli_tensor(
+    generator, np.ascontiguousarray(self).reshape(-1)).reshape(self.shape).astype(self.dtype), self=_zero_grad)
 # bernoulli(input, p) has no derivative in PyTorch: its node raises when reached.
-bernoulli_p = Op("NotImplemented", lambda self, *, p, generator: K.as_dtype_of(
-    F.rng(generator).random(self.shape) < p, self), self=lambda grad: F.not_implemented("bernoulli"))
+bernoulli_p = Op("NotImplemented", lambda self, *, p, generator: R.bernoulli_scalar(
+    generator, self.size, p).reshape(self.shape).astype(self.dtype), self=lambda grad: F.not_implemented("bernoulli"))
+# normal(mean, std) with a tensor mean and/or std: ATen draws normal(0, std) and adds the
+# mean, or draws normal(0, 1), multiplies by std and adds the mean.
+normal_tensor_float = Op("NormalBackward1", lambda mean, *, std, generator, mean_sym_sizes: (
+    R.normal(generator, mean.size, mean.dtype, 0.0, std).reshape(mean.shape) + mean).astype(mean.dtype),
+    mean=lambda grad, mean_sym_sizes: F.zeros(mean_sym_sizes, dtype=grad.dtype))
+normal_float_tensor = Op("NormalBackward2", lambda std, *, mean, generator, std_sym_sizes: R.scale_and_shift(
+    R.normal(generator, std.size, std.dtype), np.shape(std), std, mean, std.dtype),
+    std=lambda grad, std_sym_sizes: F.zeros(std_sym_sizes, dtype=grad.dtype))
+normal_tensor_tensor = Op(
+    "NormalBackward3", lambda mean, std, *, generator, mean_sym_sizes, std_sym_sizes: R.scale_and_shift(
+        R.normal(generator, np.broadcast(mean, std).size, mean.dtype), np.broadcast(mean, std).shape, std, mean,
+        mean.dtype),
+    mean=lambda grad, mean_sym_sizes: F.zeros(mean_sym_sizes, dtype=grad.dtype),
+    std=lambda grad, std_sym_sizes: F.zeros(std_sym_sizes, dtype=grad.dtype))
 
 # ---------------------------------------------------------------------------------------
 # more ops tutorials use (selection, scatter, elementwise)

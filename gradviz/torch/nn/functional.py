@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _functions as _F
 from .. import _ops_nn as ops
+from .. import _random
 from ..autograd.graph import apply as _apply_op
 
 # Re-exported elementwise functions PyTorch also offers here.
@@ -250,10 +251,16 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1:
         mask = _F.zeros((), dtype=input.dtype)
     else:
-        # PyTorch's native dropout: input * (bernoulli(1 - p) / (1 - p)), seeded by manual_seed.
-        keep = _F.RANDOM.generator.random(tuple(input.shape)) < (1 - p)
-        mask = _F.from_numpy((keep / (1 - p)).astype(input._data.dtype))
+        mask = _dropout_noise(input._data, p)
     return input.mul_(mask) if inplace else input * mask
+
+
+def _dropout_noise(data, p):
+    """ATen's CPU dropout noise: empty_like(input).bernoulli_(1 - p).div_(1 - p), drawn in
+    the input's memory order from the default generator."""
+    noise = np.empty_like(data)
+    noise[...] = _random.in_memory_order(noise, _random.bernoulli_scalar(None, data.size, 1 - p))
+    return _F.from_numpy(noise / noise.dtype.type(1 - p))
 
 
 # =======================================================================================

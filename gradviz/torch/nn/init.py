@@ -1,7 +1,8 @@
-"""torch.nn.init: PyTorch's initialisation rules on gradviz's RNG.
+"""torch.nn.init: PyTorch's initialisation rules, drawing from PyTorch's streams.
 
-Every function fills the tensor in place under no_grad through ``copy_`` / ``fill_`` /
-``zero_``, so the tensor's version counter moves exactly as PyTorch's does (one bump).
+Every function fills the tensor in place under no_grad with the same in-place calls
+PyTorch makes (``uniform_``, ``normal_``, ``copy_``, ...), so the values and the tensor's
+version counter move as PyTorch's do.
 """
 import math
 import warnings
@@ -16,10 +17,6 @@ def _fill(tensor, values):
     with no_grad():
         tensor.copy_(_F.from_numpy(np.asarray(values, dtype=tensor._data.dtype).reshape(tensor._data.shape)))
     return tensor
-
-
-def _rng(generator):
-    return getattr(generator, "generator", None) or _F.RANDOM.generator
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -64,32 +61,52 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    return _fill(tensor, _rng(generator).uniform(a, b, tensor._data.shape))
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    return _fill(tensor, mean + std * _rng(generator).standard_normal(tensor._data.shape))
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Normal(mean, std) restricted to [a, b], by inverse-CDF sampling as PyTorch does."""
+    """Normal(mean, std) restricted to [a, b], by PyTorch's rejection sampling: redrawn
+    normals when most of the mass is inside, else uniform proposals accepted by density."""
     norm_cdf = lambda x: (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0  # noqa: E731
-    lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-    u = _rng(generator).uniform(2 * lo - 1, 2 * hi - 1, tensor._data.shape)
-    values = _erfinv(u) * std * math.sqrt(2.0) + mean
-    return _fill(tensor, np.clip(values, a, b))
-
-
-def _erfinv(y):
-    """Inverse error function: a rational first guess refined by Newton steps on math.erf."""
-    y = np.asarray(y, dtype=np.float64)
-    w = -np.log((1.0 - y) * (1.0 + y))
-    x = np.sign(y) * np.sqrt(np.maximum(np.sqrt((2 / (math.pi * 0.147) + w / 2) ** 2 - w / 0.147)
-                                        - (2 / (math.pi * 0.147) + w / 2), 0))
-    erf = np.vectorize(math.erf)
-    for _ in range(3):
-        x = x - (erf(x) - y) / (2 / math.sqrt(math.pi) * np.exp(-x * x))
-    return x
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
+                      "be incorrect.", stacklevel=2)
+    with no_grad():
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = _F.where(mask, _F.empty_like(result).normal_(mean, std, generator=generator), result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates, accept = _F.empty_like(tensor), _F.empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates)
+        if pending.any():
+            result = tensor
+            while True:
+                candidates.uniform_(a, b, generator=generator)
+                result = _F.where(pending, candidates, result)
+                candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+                pending = _F.where(pending, accept.uniform_(generator=generator).log_().gt(candidates), pending)
+                if not pending.any():
+                    break
+            tensor.copy_(result)
+        return tensor
 
 
 def constant_(tensor, val):
@@ -143,21 +160,25 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op")
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
-    bound = math.sqrt(3.0) * gain / math.sqrt(fan)
-    return uniform_(tensor, -bound, bound, generator)
+    std = gain / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std  # in PyTorch's order: the bound's rounding decides the values
+    with no_grad():
+        return tensor.uniform_(-bound, bound, generator=generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op")
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
-    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return normal_(tensor, 0.0, std, generator)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    with no_grad():
+        return tensor.normal_(0, std, generator=generator)
 
 
 def orthogonal_(tensor, gain=1, generator=None):
@@ -167,25 +188,32 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng(generator).standard_normal((rows, cols))
+    flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)._data
     if rows < cols:
         flat = flat.T
-    q, r = np.linalg.qr(flat)
+    q, r = np.linalg.qr(flat)  # LAPACK's, in the tensor's precision, as PyTorch's (not bit for bit)
     q = q * np.sign(np.diag(r))
     if rows < cols:
         q = q.T
-    return _fill(tensor, gain * q)
+    with no_grad():
+        q = _F.from_numpy(np.ascontiguousarray(q))
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
-    values = std * _rng(generator).standard_normal((rows, cols))
-    zeros = int(math.ceil(sparsity * rows))
-    for c in range(cols):
-        values[_rng(generator).permutation(rows)[:zeros], c] = 0
-    return _fill(tensor, values)
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col_idx in range(cols):
+            # PyTorch draws these from the default generator, whatever ``generator`` is.
+            zero_indices = _F.randperm(rows)[:num_zeros]
+            tensor[zero_indices, col_idx] = 0
+    return tensor
 
 
 # Deprecated spellings without the trailing underscore.

@@ -117,11 +117,20 @@ class DataLoader:
         self.collate_fn = collate_fn
 
     def __iter__(self):
+        # PyTorch's iterator draws a base seed for its workers when it is made, even with
+        # none (after starting the sampler, before the dataset's own iterator).
         if self._iterable:
-            return self._iterate_iterable()
+            self._draw_base_seed()
+            return self._iterate_iterable(iter(self.dataset))
         if self.batch_sampler is None:
-            return (self.collate_fn(self.dataset[i]) for i in self.sampler)
-        return (self.collate_fn(self._fetch(indices)) for indices in self.batch_sampler)
+            batches = (self.collate_fn(self.dataset[i]) for i in self.sampler)
+        else:
+            batches = (self.collate_fn(self._fetch(indices)) for indices in self.batch_sampler)
+        self._draw_base_seed()
+        return batches
+
+    def _draw_base_seed(self):
+        F.empty((), dtype=F._dtypes.int64).random_(generator=self.generator)
 
     def _fetch(self, indices):
         getitems = getattr(self.dataset, "__getitems__", None)
@@ -129,13 +138,13 @@ class DataLoader:
             return getitems(indices)
         return [self.dataset[i] for i in indices]
 
-    def _iterate_iterable(self):
+    def _iterate_iterable(self, items):
         if self.batch_size is None:
-            for item in self.dataset:
+            for item in items:
                 yield self.collate_fn(item)
             return
         batch = []
-        for item in self.dataset:
+        for item in items:
             batch.append(item)
             if len(batch) == self.batch_size:
                 yield self.collate_fn(batch)

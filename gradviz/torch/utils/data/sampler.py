@@ -22,11 +22,11 @@ class SequentialSampler(Sampler):
 
 
 def _generator_for_epoch(generator):
-    """PyTorch's RandomSampler: without a generator, each epoch seeds a fresh one from the
-    default generator (one draw from the global stream per epoch)."""
+    """PyTorch's RandomSampler: without a generator, each pass seeds a fresh one with a
+    random int64 drawn from the default generator."""
     if generator is not None:
         return generator
-    seed = int(F.rng().integers(0, 2 ** 63 - 1))
+    seed = int(F.empty((), dtype=F._dtypes.int64).random_().item())
     return F.Generator().manual_seed(seed)
 
 
@@ -49,7 +49,10 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         generator = _generator_for_epoch(self.generator)
         if self.replacement:
-            yield from F.rng(generator).integers(0, n, self.num_samples).tolist()
+            for _ in range(self.num_samples // 32):
+                yield from F.randint(high=n, size=(32,), dtype=F._dtypes.int64, generator=generator).tolist()
+            yield from F.randint(high=n, size=(self.num_samples % 32,), dtype=F._dtypes.int64,
+                                 generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from F.randperm(n, generator=generator).tolist()
@@ -74,14 +77,20 @@ class SubsetRandomSampler(Sampler):
 
 class WeightedRandomSampler(Sampler):
     def __init__(self, weights, num_samples, replacement=True, generator=None):
-        self.weights = [float(w) for w in weights]
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights = F.as_tensor(weights, dtype=F._dtypes.float64)
+        if len(weights.shape) != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights.shape)}")
+        self.weights = weights
         self.num_samples = num_samples
         self.replacement = replacement
         self.generator = generator
 
     def __iter__(self):
-        weights = F.tensor(self.weights, dtype=F._dtypes.float64)
-        yield from F.multinomial(weights, self.num_samples, self.replacement, generator=self.generator).tolist()
+        yield from F.multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
 
     def __len__(self):
         return self.num_samples
