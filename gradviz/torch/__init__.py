@@ -126,3 +126,4 @@ cuda = _Cuda()
 
 
 from . import linalg, nn, optim, special, utils  # noqa: E402,F401
+from . import func  # noqa: E402,F401
