@@ -579,6 +579,99 @@ def test_vmap_errors(case):
     check(case)
 
 
+def _grad_then_backward(T):
+    x = t(T, "x", 3, rg=True)
+    g = FN(T).grad(lambda x: (x.sin() * x).sum())(x)
+    g.sum().backward()
+    return g.detach(), x.grad
+
+
+def _closure_graph_then_backward(T):
+    a = t(T, "a", 3, rg=True)
+    h = a * 2
+    g = FN(T).grad(lambda x: (x * h).exp().sum())(t(T, "x", 3))
+    g.sum().backward()
+    return g, a.grad
+
+
+def _jacobian_then_backward(T):
+    x = t(T, "x", 3, rg=True)
+    jac = AF(T).jacobian(lambda x: x.sin() * x, x, create_graph=True)
+    jac.sum().backward()
+    return jac.detach(), x.grad
+
+
+def _vmap_module(T):
+    lin = T.nn.Linear(3, 2).double()
+    with T.no_grad():
+        lin.weight.copy_(t(T, "w", 2, 3))
+        lin.bias.copy_(t(T, "bb", 2))
+    return VM(T, lin)(t(T, "b", 4, 3)).detach()
+
+
+@cases(
+    grad_then_backward=_grad_then_backward,
+    closure_graph_then_backward=_closure_graph_then_backward,
+    jacobian_then_backward=_jacobian_then_backward,
+    vmap_of_module=_vmap_module,
+    vmap_of_grad_with_aux=lambda T: VM(T, FN(T).grad(lambda x: ((x * x).sum(), x.mean()), has_aux=True))(
+        t(T, "b", 3, 2)),
+    vmap_python_number_out_dim_none=lambda T: VM(T, lambda x: (x * 2, 1.5), out_dims=(0, None))(t(T, "b", 3, 2)),
+    vmap_empty_batch=lambda T: VM(T, lambda x: x * 2)(T.zeros(0, 3)),
+    vmap_out_dims_list=lambda T: VM(T, lambda x: [x, x.sum()], out_dims=[1, 0])(t(T, "x", 2, 3)),
+    vmap_out_dims_list_for_tuple=lambda T: VM(T, lambda x: (x, x), out_dims=[0, 1])(t(T, "x", 2, 3)),
+    vmap_in_dims_dict_keys=lambda T: VM(T, lambda d: d["a"], in_dims=({"b": 0},))({"a": t(T, "a", 2)}),
+    vmap_in_dims_short_tuple=lambda T: VM(T, T.add, in_dims=(0,))(t(T, "x", 2), t(T, "y", 2)),
+    grad_in_place_inside=lambda T: FN(T).grad(lambda x: (x * 2).add_(1).pow(2).sum())(t(T, "x", 3)),
+    grad_keyword_requires_grad=lambda T: FN(T).grad(lambda x, w=None: (x * w).sum())(
+        t(T, "x", 2), w=t(T, "w", 2, rg=True)),
+    jacrev_dict_output=lambda T: FN(T).jacrev(lambda a, b: {"o": a * b, "p": (a.sum(),)}, argnums=(0, 1))(
+        t(T, "a", 2), t(T, "b", 2)),
+    jacfwd_dict_output=lambda T: FN(T).jacfwd(lambda a, b: {"o": a * b, "p": (a.sum(),)}, argnums=(0, 1))(
+        t(T, "a", 2), t(T, "b", 2)),
+    jacobian_float32=lambda T: AF(T).jacobian(lambda x: x.exp(), T.tensor([0.5, 1.0])),
+    jacrev_float32=lambda T: FN(T).jacrev(lambda x: x.exp())(T.tensor([0.5, 1.0])),
+    vjp_of_return_type=lambda T: FN(T).vjp(lambda x: T.max(x, 0), t(T, "x", 3, 2)),
+    jvp_aux_requires_grad=lambda T: FN(T).jvp(lambda x: (x.exp(), x.cos()), (t(T, "x", 2, rg=True),),
+                                              (t(T, "v", 2),), has_aux=True),
+)
+def test_compositions_and_corners(case):
+    check(case)
+
+
+def _no_grad(T, fn):
+    with T.no_grad():
+        return fn()
+
+
+@pytest.mark.parametrize("create_graph", [False, True], ids=["nograph", "graph"])
+def test_functional_under_no_grad(create_graph):
+    x, v = ("x", 3), ("v", 3)
+    for name in PRODUCTS:
+        f = scalar_of_one if name in ("vhp", "hvp") else sin_times
+        check(lambda T: _no_grad(T, lambda: getattr(AF(T), name)(lambda a: f(T, a), t(T, *x, rg=True), t(T, *v),
+                                                                 create_graph=create_graph)))
+    check(lambda T: _no_grad(T, lambda: AF(T).jacobian(lambda a: sin_times(T, a), t(T, *x, rg=True),
+                                                       create_graph=create_graph)))
+    check(lambda T: _no_grad(T, lambda: AF(T).hessian(lambda a: scalar_of_one(T, a), t(T, *x, rg=True),
+                                                      create_graph=create_graph)))
+
+
+@cases(
+    jacobian_forward_mode=lambda T: AF(T).jacobian(lambda a: sin_times(T, a), t(T, "x", 3, rg=True), vectorize=True,
+                                                   strategy="forward-mode"),
+    hessian_forward_over_reverse=lambda T: AF(T).hessian(lambda a: scalar_of_one(T, a), t(T, "x", 3, rg=True),
+                                                         vectorize=True, outer_jacobian_strategy="forward-mode"),
+    jacrev=lambda T: FN(T).jacrev(lambda a: sin_times(T, a))(t(T, "x", 3, rg=True)),
+    jacfwd=lambda T: FN(T).jacfwd(lambda a: sin_times(T, a))(t(T, "x", 3, rg=True)),
+    vmap=lambda T: VM(T, lambda a: sin_times(T, a))(t(T, "x", 2, 3, rg=True)),
+    jvp=lambda T: FN(T).jvp(lambda a: sin_times(T, a), (t(T, "x", 3, rg=True),), (t(T, "v", 3),)),
+    vjp=lambda T: FN(T).vjp(lambda a: sin_times(T, a), t(T, "x", 3, rg=True))[0],
+)
+def test_transforms_under_no_grad(case):
+    check(lambda T: _no_grad(T, lambda: case(T)))
+
+
 # =====================================================================================
 # torch.func.functional_call and stack_module_state
 
@@ -632,9 +725,17 @@ def _call_and_report(T, net, *args, **kwargs):
     not_a_submodule=lambda T: FN(T).functional_call(Block.make(T), {"fc.weight.x": t(T, "a", 2)},
                                                     (t(T, "x", 2, 3),)),
     restored_after_error=lambda T: _restored_after_error(T),
+    batch_norm_buffers_updated=lambda T: _batch_norm_buffers(T),
 )
 def test_functional_call(case):
     check(case)
+
+
+def _batch_norm_buffers(T):
+    bn = T.nn.BatchNorm1d(3).double()
+    running_mean = T.zeros(3, dtype=T.float64)
+    out = FN(T).functional_call(bn, {"running_mean": running_mean}, (t(T, "x", 4, 3),))
+    return out, running_mean, bn.running_mean, bn.num_batches_tracked
 
 
 def _restored_after_error(T):

@@ -25,17 +25,22 @@ def _tensor_class():
 # ---------------------------------------------------------------------------------------
 # helpers shared with torch.func
 
-def graph_reaches_beyond(tensor, own_leaves):
+def graph_reaches_beyond(tensor, own_leaves, known_inside=None):
     """Does ``tensor`` depend, through the graph, on a tensor requiring grad other than
     the leaves in ``own_leaves`` (a set of ids)? A transform's result keeps its graph only
     then: it is how PyTorch's results of a transform stay differentiable at the level
-    outside it and no further."""
+    outside it and no further. ``known_inside`` ({id: node}, kept by the caller across
+    calls) remembers nodes already found to lead only to own leaves, so the results of
+    one transform share one walk of their graph."""
     if not tensor._requires_grad:
         return False
     root = tensor._grad_fn
     if root is None:
         return id(tensor) not in own_leaves
-    seen, stack = {id(root)}, [root]
+    known = {} if known_inside is None else known_inside
+    if id(root) in known:
+        return False
+    seen, stack = {id(root): root}, [root]
     while stack:
         node = stack.pop()
         if type(node) is AccumulateGrad:
@@ -43,28 +48,26 @@ def graph_reaches_beyond(tensor, own_leaves):
                 return True
             continue
         for nxt in node._fns:
-            if nxt is not None and id(nxt) not in seen:
-                seen.add(id(nxt))
+            if nxt is not None and id(nxt) not in seen and id(nxt) not in known:
+                seen[id(nxt)] = nxt
                 stack.append(nxt)
+    known.update(seen)
     return False
 
 
-def standard_basis_rows(numels, dtype_of):
-    """The rows of the identity split per tensor: row k is one-hot at flat position k of
-    the concatenation of all tensors (``dtype_of[i]`` gives tensor i's dtype)."""
-    total = sum(numels)
-    start = 0
+def standard_basis_rows(numels, dtypes):
+    """The rows of the identity over the concatenation of several flat tensors, each row
+    split back into one piece per tensor (``dtypes[i]`` is piece i's dtype): PyTorch's
+    standard basis, one row at a time."""
     for i, n in enumerate(numels):
         for k in range(n):
             row = []
             for j, m in enumerate(numels):
-                piece = F.zeros(m, dtype=dtype_of[j])
+                piece = F.zeros(m, dtype=dtypes[j])
                 if j == i:
                     piece[k] = 1
                 row.append(piece)
-            yield start + k, row
-        start += n
-    assert start == total
+            yield row
 
 
 # ---------------------------------------------------------------------------------------
@@ -258,7 +261,7 @@ def _vjp_rows(flat_outputs, inputs, create_graph):
     numels = [o.numel() for o in flat_outputs]
     total = sum(numels)
     per_input = [[] for _ in inputs]
-    for k, basis in standard_basis_rows(numels, [o.dtype for o in flat_outputs]):
+    for k, basis in enumerate(standard_basis_rows(numels, [o.dtype for o in flat_outputs])):
         last = k == total - 1
         grads = _grad(flat_outputs, inputs, tuple(basis), create_graph=create_graph,
                       retain_graph=None if last else True)
@@ -311,8 +314,13 @@ def _jacobian_forward_mode(func, inputs, strict, vectorize, fresh_leaves_are_out
             row = []
             for jac, inp in zip(pushed.split(numels, dim=0), inputs):
                 arranged = jac.permute(*range(1, jac.ndim), 0).reshape(tuple(out.shape) + tuple(inp.shape))
-                keep = outer_grad and graph_reaches_beyond(arranged, own)
-                row.append(arranged if keep else arranged.detach())
+                keep = graph_reaches_beyond(arranged, own)
+                if keep and not outer_grad and fresh_leaves_are_outer:
+                    # hessian's forward-over-reverse tangents require grad whatever the grad
+                    # mode outside; under no_grad PyTorch's final reshape leaves them leaves
+                    row.append(arranged.detach().requires_grad_())
+                else:
+                    row.append(arranged if keep and outer_grad else arranged.detach())
             result.append(row)
     return _unpack(result, outputs_is_tuple, inputs_is_tuple)
 

@@ -7,6 +7,7 @@ Everything that is not a container is a leaf, ``None`` included, as in PyTorch 2
 """
 from collections import OrderedDict
 
+from .._functions import _ReturnType
 from .._tensor import Size
 
 
@@ -20,6 +21,8 @@ def _node_kind(obj):
     cls = type(obj)
     if cls is tuple or cls is Size:
         return "tuple"
+    if isinstance(obj, _ReturnType):  # torch.return_types.max and friends
+        return "structseq"
     if cls is list:
         return "list"
     if cls is dict or cls is OrderedDict:
@@ -106,7 +109,7 @@ def _build(spec, leaves):
     cls = spec.type
     if cls is dict or cls is OrderedDict:
         return cls(zip(spec.context, children))
-    if _is_namedtuple_type(cls):
+    if _is_namedtuple_type(cls) or issubclass(cls, _ReturnType):
         return cls(*children)
     return cls(children)
 

@@ -20,6 +20,7 @@ from ..autograd.functional import graph_reaches_beyond, standard_basis_rows
 from ..autograd.grad_mode import STATE, enable_grad
 from ..autograd.graph import apply
 from ._pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten, treespec_pprint
+from ._vmap import check_randomness
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
 
@@ -32,6 +33,7 @@ class _Level:
     def __init__(self):
         self.fresh = []  # kept alive so their ids stay theirs
         self.own = set()
+        self.inside = {}  # nodes found to lead only to this level's leaves
         self.outer_grad = STATE.enabled
 
     def differentiable(self, value):
@@ -48,7 +50,7 @@ class _Level:
 
     def unwrap_tensor(self, t, outer_grad=None):
         outer_grad = self.outer_grad if outer_grad is None else outer_grad
-        if t._requires_grad and not (outer_grad and graph_reaches_beyond(t, self.own)):
+        if t._requires_grad and not (outer_grad and graph_reaches_beyond(t, self.own, self.inside)):
             return t.detach()
         return t
 
@@ -332,8 +334,8 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         rows = _vjp_rows(vjp_fn, flat_output, output_spec, flat_primals)
         stacked = [_stack_rows(r, p) for r, p in zip(rows, flat_primals)]
         by_primal = [tuple(piece.view(out.shape + primal.shape)
-                           for piece, out in zip(rows.split(numels, dim=0), flat_output))
-                     for rows, primal in zip(stacked, flat_primals)]
+                           for piece, out in zip(jac.split(numels, dim=0), flat_output))
+                     for jac, primal in zip(stacked, flat_primals)]
         by_output = tuple(tree_unflatten(list(per_input), primals_spec) for per_input in zip(*by_primal))
         if isinstance(argnums, int):
             by_output = tuple(x[0] for x in by_output)
@@ -355,7 +357,7 @@ def _vjp_rows(vjp_fn, flat_output, output_spec, flat_primals, only_output=None):
     ``only_output``, the rows of that flat output alone, pulled back through it alone."""
     numels = [o.numel() if only_output in (None, i) else 0 for i, o in enumerate(flat_output)]
     rows = [[] for _ in flat_primals]
-    for _, basis in standard_basis_rows(numels, [o.dtype for o in flat_output]):
+    for basis in standard_basis_rows(numels, [o.dtype for o in flat_output]):
         pieces = [b.view(o.shape) if only_output in (None, i) else F.zeros_like(o)
                   for i, (b, o) in enumerate(zip(basis, flat_output))]
         pulled = vjp_fn(tree_unflatten(pieces, output_spec), _only_output=only_output)
@@ -374,7 +376,6 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         _error_if_complex("jacfwd", args, is_input=True)
         primals = args if argnums is None else _slice_argnums(args, argnums)
         flat_primals, primals_spec = tree_flatten(primals)
-        from ._vmap import check_randomness
         check_randomness(randomness)
         output, vjp_fn, aux = _vjp_pieces(func, args, argnums, has_aux, api=JVP)
         _error_if_complex("jacfwd", output, is_input=False)
