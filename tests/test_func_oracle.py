@@ -4,9 +4,10 @@ Every case is a function ``case(T)`` run once with ``T = gradviz.torch`` and onc
 ``T = torch`` on the same numbers. What it returns is compared in full: the nesting of
 tuples, lists and dicts, and per tensor its values, shape, dtype, requires_grad, is_leaf
 and grad_fn name (and for some cases the whole grad_fn graph); if it raises, both must
-raise the same type with the same message. A last test runs a script through
+raise the same type with the same message; the warnings must be the same. A last test runs a script through
 ``gradviz run --json`` and compares it, cell by cell, with the script run on real torch.
 """
+import functools
 import json
 import subprocess
 import sys
@@ -62,9 +63,14 @@ def tensor_leaves(T, value):
 def check(case, graph=False, rtol=None, atol=None):
     """Run ``case`` on both libraries and assert everything observable agrees."""
     __tracebackhide__ = True
-    ours, our_err, _ = run_capture(case, gv)
-    theirs, their_err, _ = run_capture(case, torch)
+    ours, our_err, our_warnings = run_capture(case, gv)
+    theirs, their_err, their_warnings = run_capture(case, torch)
     diffs = []
+    # PyTorch's first forward-mode call imports internals that raise DeprecationWarnings of
+    # its own (torch.jit.script); Python's default filters never show those to a user
+    their_warnings = [w for w in their_warnings if w[0] != "DeprecationWarning"]
+    if our_warnings != their_warnings:
+        diffs.append(f"warnings ours={our_warnings} torch={their_warnings}")
     if compare_errors("raised", our_err, their_err, diffs):
         compare_any("out", canon(gv, ours), canon(torch, theirs), gv, torch, diffs, rtol=rtol, atol=atol)
         if graph and not diffs:
@@ -512,6 +518,10 @@ def VM(T, *args, **kwargs):
     requires_grad_input=lambda T: VM(T, lambda x: x.exp())(t(T, "b", 2, 3, rg=True)).detach(),
     single_element_tuple_out_dims=lambda T: VM(T, lambda x: x * 2, out_dims=(1,))(t(T, "b", 2, 3)),
     chunked=lambda T: VM(T, lambda x: x.sin(), chunk_size=2)(t(T, "b", 5, 2)),
+    chunked_requires_grad=lambda T: VM(T, lambda x: (x.sin(), x * 2), chunk_size=2, out_dims=(0, 1))(
+        t(T, "b", 5, 2, rg=True)),
+    one_chunk_requires_grad=lambda T: VM(T, lambda x: x.sin(), chunk_size=9)(t(T, "b", 5, 2, rg=True)),
+    top_level_vmap=lambda T: T.vmap(dot)(t(T, "a", 4, 3), t(T, "b", 4, 3)),
     random_same=lambda T: _rows_equal(VM(T, lambda x: x + T.rand(3, dtype=T.float64), randomness="same")(
         T.zeros(4, 3, dtype=T.float64))),
     random_different_shape=lambda T: VM(T, lambda x: x + T.rand(3), randomness="different")(T.zeros(4, 3)).shape,
@@ -546,7 +556,7 @@ def test_vmap_output_requires_grad_and_backward():
     check(case)
 
 
-def name_of_module(T):
+def _identity_module(T):
     return T.nn.Identity()
 
 
@@ -571,9 +581,9 @@ def name_of_module(T):
     output_not_tensor=lambda T: VM(T, lambda x: 3)(t(T, "x", 2)),
     batched_output_with_none=lambda T: VM(T, lambda x: x, out_dims=None)(t(T, "x", 2)),
     random_in_error_mode=lambda T: VM(T, lambda x: x + T.randn(2))(T.zeros(3, 2)),
-    module_name=lambda T: VM(T, name_of_module(T), in_dims="x")(t(T, "x", 2)),
-    partial_name=lambda T: VM(T, __import__("functools").partial(T.add, alpha=2), in_dims=[0])(t(T, "x", 2),
-                                                                                                t(T, "y", 2)),
+    # messages name a module by its repr and a partial by its function
+    module_name=lambda T: VM(T, _identity_module(T), in_dims="x")(t(T, "x", 2)),
+    partial_name=lambda T: VM(T, functools.partial(T.add, alpha=2), in_dims=[0])(t(T, "x", 2), t(T, "y", 2)),
 )
 def test_vmap_errors(case):
     check(case)

@@ -31,7 +31,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        return _vmap_call(func, in_dims, out_dims, randomness, args, kwargs)
+        return _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs)
     return wrapped
 
 
@@ -83,7 +83,7 @@ def _rng_state():
     return F.get_rng_state()._data.copy()
 
 
-def _vmap_call(func, in_dims, out_dims, randomness, args, kwargs):
+def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
     _check_out_dims(out_dims, func)
     batch_size, flat_in_dims, flat_args, args_spec = _batched_inputs(in_dims, args, func)
     start_state = _rng_state() if randomness in ("same", "error") else None
@@ -95,7 +95,7 @@ def _vmap_call(func, in_dims, out_dims, randomness, args, kwargs):
         samples.append(func(*tree_unflatten(sample, args_spec), **kwargs))
         if randomness == "error" and not np.array_equal(_rng_state(), start_state):
             raise E.vmap_random_in_error_mode()
-    return _stacked_outputs(samples, out_dims, batch_size, func)
+    return _stacked_outputs(samples, out_dims, batch_size, func, chunk_size)
 
 
 def _sample(arg, dim, index, batch_size):
@@ -107,7 +107,7 @@ def _sample(arg, dim, index, batch_size):
     return arg.select(dim, index)
 
 
-def _stacked_outputs(samples, out_dims, batch_size, func):
+def _stacked_outputs(samples, out_dims, batch_size, func, chunk_size=None):
     name = _name(func)
     first = samples[0]
     flat_first, out_spec = tree_flatten(first)
@@ -137,7 +137,12 @@ def _stacked_outputs(samples, out_dims, batch_size, func):
             continue
         if not isinstance(values[0], Tensor):
             raise E.vmap_output_not_tensor(name, values[0])
-        stacked = F.stack(values, dim=out_dim)
+        if chunk_size is not None and batch_size > 0:
+            # PyTorch maps chunk by chunk and concatenates the chunks' results (even one chunk)
+            chunks = [F.stack(values[i:i + chunk_size], dim=out_dim) for i in range(0, batch_size, chunk_size)]
+            stacked = F.cat(chunks, dim=out_dim)
+        else:
+            stacked = F.stack(values, dim=out_dim)
         if batch_size == 0:
             stacked = stacked.narrow(out_dim, 0, 0)
         results.append(stacked)
