@@ -128,3 +128,5 @@ cuda = _Cuda()
 
 from . import linalg, nn, optim, special, utils  # noqa: E402,F401
 from . import random  # noqa: E402,F401
+from . import func  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401

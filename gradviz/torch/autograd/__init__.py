@@ -156,3 +156,4 @@ def is_anomaly_enabled():
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 from . import graph as graph  # noqa: E402,F401
+from . import functional as functional  # noqa: E402,F401

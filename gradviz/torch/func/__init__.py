@@ -1,0 +1,8 @@
+"""torch.func: composable function transforms (grad, vjp, jvp, jacrev, jacfwd, hessian,
+vmap) and functional_call, on gradviz's engine."""
+from ._functional_call import functional_call, stack_module_state  # noqa: F401
+from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp  # noqa: F401
+from ._vmap import vmap  # noqa: F401
+
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "stack_module_state",
+           "vjp", "vmap"]
