@@ -214,10 +214,18 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectiona
     if len(hx) != 2:
         raise RuntimeError("lstm expects two hidden states")
     has_projections = hx[0].shape[2] != hx[1].shape[2]
-    if batch_sizes is None and input.dtype == _dtypes.float32 and input.numel() != 0:
+    onednn = input.dtype == _dtypes.float32 and input.numel() != 0
+    if batch_sizes is None and onednn:
         if not has_projections:
             return _lstm_onednn(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
         _errors.warn_once(_errors.LSTM_PROJECTIONS_ONEDNN_WARNING)
+    if batch_sizes is not None and onednn and not has_projections:
+        sizes = _batch_sizes_list(batch_sizes)
+        if sizes[0] == sizes[-1]:  # packed sequences of one length: a padded batch, without padding
+            padded = input.view((len(sizes), sizes[0]) + tuple(input.shape[1:]))
+            output, hy, cy = _lstm_onednn(padded, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                                          False)
+            return output.view(input.shape[0], output.shape[2]), hy, cy
     params = _gather_params(params, has_biases, has_projections)
     hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0)))
     if batch_sizes is not None:

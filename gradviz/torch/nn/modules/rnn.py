@@ -204,8 +204,7 @@ class RNNBase(Module):
             data, batch_sizes, sorted_indices, unsorted_indices = input
             return data, batch_sizes, sorted_indices, unsorted_indices, True, None
         if input.dim() not in (2, 3):
-            suffix = "" if self.mode == "LSTM" else " tensor"
-            name = {"LSTM": "LSTM", "GRU": "GRU"}.get(self.mode, "RNN")
+            name, suffix = {"LSTM": ("LSTM", ""), "GRU": ("GRU", "")}.get(self.mode, ("RNN", " tensor"))
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{suffix} instead")
         is_batched = input.dim() == 3
         batch_dim = 0 if self.batch_first else 1
