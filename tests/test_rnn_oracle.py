@@ -3,8 +3,8 @@
 Every module case builds the module in both engines, copies PyTorch's parameters into
 gradviz's (state_dict), runs the same input (padded, unbatched or packed, with or without
 initial states) and compares: outputs and final states, the output's grad_fn name, the
-whole graph below every result (node by node: its name and its edges in order), then after one backward the gradients of the input, the initial
-states and every parameter. Further tests compare second derivatives, parameter names,
+whole graph below every result (node by node: its name and its edges in order), then
+after one backward the gradients of the input, the initial states and every parameter. Further tests compare second derivatives, parameter names,
 order and shapes, the order of the default initialisation's draws, reprs, the packing
 functions (values, graphs, gradients) and error types and messages.
 """
@@ -279,7 +279,8 @@ DOUBLE = [("RNN", {}, "float32"), ("LSTM", {}, "float32"), ("LSTM", {"bias": Fal
           ("LSTM", {}, "float64"), ("GRU", {}, "float32"), ("LSTM", {"proj_size": 3}, "float32")]
 
 
-@pytest.mark.parametrize("cls, kwargs, dtype", DOUBLE, ids=[f"{c}-{'-'.join(k) or 'default'}-{d}" for c, k, d in DOUBLE])
+@pytest.mark.parametrize("cls, kwargs, dtype", DOUBLE,
+                         ids=[f"{c}-{'-'.join(k) or 'default'}-{d}" for c, k, d in DOUBLE])
 def test_second_derivatives_match_torch(cls, kwargs, dtype):
     """The first-order gradients keep a graph (create_graph): the gradients of a function of
     them agree, for the input, the initial states and every parameter."""
@@ -624,3 +625,22 @@ def test_unpad_sequence_turns_the_padded_batch_like_torch():
     leaf = [lib.zeros(3, 2, 2, requires_grad=True) for lib in (gt, torch)]
     assert _error(lambda L: L.nn.utils.rnn.unpad_sequence(leaf[L is torch], L.tensor([2, 3])), gt) == \
         _error(lambda L: L.nn.utils.rnn.unpad_sequence(leaf[L is torch], L.tensor([2, 3])), torch)
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+def test_constant_input_and_transposed_states_match_torch(cls):
+    """An input that needs no gradient (no edge for it) and initial states that are not
+    contiguous (oneDNN's LSTM copies them first)."""
+    gm, tm = build(cls, {"input_size": I, "hidden_size": H, "num_layers": 2, "batch_first": True})
+    x, states = n(B, T, I), [n(B, 2, H) for _ in range(2 if cls == "LSTM" else 1)]
+    results, leaves = [], []
+    for lib, m in ((gt, gm), (torch, tm)):
+        hs = [lib.tensor(s, requires_grad=True) for s in states]
+        turned = [h.transpose(0, 1) for h in hs]
+        res = _results(m(lib.tensor(x), tuple(turned) if cls == "LSTM" else turned[0]))
+        sum((r * r).sum() for r in res).backward()
+        results.append(res)
+        leaves.append(hs + list(m.parameters()))
+    assert graph_edges(*results[0]) == graph_edges(*results[1])
+    for g, t in zip(*leaves):
+        np.testing.assert_allclose(_np(g.grad), _np(t.grad), rtol=RTOL, atol=ATOL)

@@ -515,7 +515,8 @@ def pack_lengths_count(count, batch_size):
 
 
 def pack_length_not_positive():
-    return RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0")
+    return RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that is "
+                        "<= 0")
 
 
 def pack_lengths_unsorted():
