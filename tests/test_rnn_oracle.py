@@ -94,6 +94,7 @@ def compare_run(gm, tm, make_input, arrays, states=(), dtype=np.float32, seed=0)
         np.testing.assert_allclose(_np(g), _np(t), rtol=RTOL, atol=ATOL)
         assert type(g.grad_fn).__name__ == type(t.grad_fn).__name__
         assert g.is_leaf == t.is_leaf and g.requires_grad == t.requires_grad
+        assert g._version == t._version and g.is_contiguous() == t.is_contiguous()
     assert graph_edges(*g_res) == graph_edges(*t_res)
     rng = np.random.default_rng(seed)
     weights = [rng.standard_normal(tuple(t.shape)).astype(dtype) for t in t_res]
@@ -644,3 +645,19 @@ def test_constant_input_and_transposed_states_match_torch(cls):
     assert graph_edges(*results[0]) == graph_edges(*results[1])
     for g, t in zip(*leaves):
         np.testing.assert_allclose(_np(g.grad), _np(t.grad), rtol=RTOL, atol=ATOL)
+
+
+def test_packing_and_in_place_transpose_nodes_save_what_torch_saves():
+    x = n(2, 3, I)
+    nodes = []
+    for lib, m in zip((gt, torch), build("RNN", {"input_size": I, "hidden_size": H, "batch_first": True})):
+        packed = lib.nn.utils.rnn.pack_padded_sequence(lib.tensor(x, requires_grad=True), [3, 1], batch_first=True)
+        nodes.append((packed.data.grad_fn, m(lib.tensor(x, requires_grad=True))[0].grad_fn))
+    for g_node, t_node in zip(*nodes):
+        assert g_node.name() == t_node.name()
+        for name in [a for a in dir(t_node) if a.startswith("_saved_")]:
+            g, t = getattr(g_node, name), getattr(t_node, name)
+            if isinstance(t, torch.Tensor):
+                assert g.tolist() == t.tolist() and str(g.dtype) == str(t.dtype), name
+            else:
+                assert g == t, name

@@ -13,6 +13,7 @@ them, so a graph shows PyTorch's nodes:
 """
 from ... import _dtypes, _errors, _functions as _F, _ops_nn
 from .. import functional as F
+from ..utils.rnn import _transpose_in_place
 
 
 class _CellParams:
@@ -205,7 +206,7 @@ def one_hidden_rnn(mode, input, hx, params, has_biases, num_layers, dropout, tra
                                   num_layers, dropout, train, bidirectional)
     hy = _F.stack(finals, 0)
     if batch_first:  # ATen turns the output back in place
-        output = _ops_nn._apply(_ops_nn.transpose_inplace, (output,), dim0=0, dim1=1)
+        output = _transpose_in_place(output)
     return output, hy
 
 

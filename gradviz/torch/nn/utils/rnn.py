@@ -195,8 +195,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
 
 
 def _transpose_in_place(tensor):
-    """tensor.transpose_(0, 1): the caller's tensor itself turns (TransposeBackward1). A view
-    is left alone and a transposed copy of it returned."""
+    """tensor.transpose_(0, 1): the tensor itself turns (TransposeBackward1, one more
+    version). A view is left alone and a transposed copy of it returned."""
     if STATE.enabled and tensor._requires_grad and tensor._grad_fn is None and tensor._base is None:
         raise _errors.inplace_on_leaf()
     turned = _ops_nn._apply(_ops_nn.transpose_inplace, (tensor,), dim0=0, dim1=1)
