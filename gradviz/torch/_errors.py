@@ -633,3 +633,36 @@ def invalid_arguments(function, got):
     overloads = "".join(f" * {o}\n" for o in _OVERLOADS[function])
     return TypeError(f"{function}() received an invalid combination of arguments - got ({', '.join(got)}), but "
                      f"expected one of:\n{overloads}")
+# ---------------------------------------------------------------------------------------
+# recurrent layers and packed sequences (ATen's checks)
+LSTM_PROJECTIONS_ONEDNN_WARNING = (
+    "LSTM with projections is not supported with oneDNN. Using default implementation. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)")
+
+
+def rnn_empty_sequence():
+    return RuntimeError("Expected sequence length to be larger than 0 in RNN")
+
+
+def pack_lengths_type(lengths):
+    return RuntimeError("'lengths' argument should be a 1D CPU int64 tensor, but got "
+                        f"{lengths.dim()}D cpu {lengths.dtype.legacy_name[:-len('Tensor')]} tensor")
+
+
+def pack_empty():
+    return RuntimeError("Cannot pack empty tensors.")
+
+
+def pack_lengths_count(count, batch_size):
+    return RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {count} (batch_size={batch_size})")
+
+
+def pack_length_not_positive():
+    return RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that is "
+                        "<= 0")
+
+
+def pack_lengths_unsorted():
+    return RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can "
+                        "pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this "
+                        "requirement if you do not need ONNX exportability.")

@@ -453,3 +453,91 @@ mul_scalar = Op("MulBackward1", lambda self, *, other: (self * other).astype(sel
                 self=lambda grad, other: grad * other)
 div_scalar = Op("DivBackward1", lambda self, *, other: (self / other).astype(self.dtype, copy=False),
                 self=lambda grad, other: grad / other)
+
+# ---------------------------------------------------------------------------------------
+# recurrent layers (nn.LSTM and packed sequences)
+from . import _kernels_rnn as KR  # noqa: E402
+
+# An in-place transpose (ATen's RNNs turn a batch-first output back with transpose_).
+transpose_inplace = Op("TransposeBackward1", lambda self, *, dim0, dim1: np.swapaxes(self, dim0, dim1),
+                       self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
+
+# The last backward of an LSTM layer and its gradients: the formulas of the layer's seven
+# inputs share one backward through time, so the first of them to run does it for all.
+_LAST_LSTM_BACKWARD = [None, None]
+
+
+def _lstm_layer_grads(grads, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, has_biases):
+    if _LAST_LSTM_BACKWARD[0] is grads:
+        return _LAST_LSTM_BACKWARD[1]
+    F = _F()
+    steps = input.shape[0]
+    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    # The forward again, with engine ops, so that the gradients are differentiable too.
+    projected = F.matmul(input, weight0.t())
+    if has_biases:
+        projected = projected + (weight2 + weight3)
+    h, c, states = hx_, cx_, []
+    for t in order:
+        i, f, g, o = (projected[t] + h.mm(weight1.t())).chunk(4, 1)
+        i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+        c_next = f * c + i * g
+        tanh_c = c_next.tanh()
+        states.append((t, h, c, i, f, g, o, tanh_c))
+        h, c = o * tanh_c, c_next
+    grad_h, grad_c = grads[1], grads[2]
+    gate_grads, previous = [None] * steps, [None] * steps
+    for t, h, c, i, f, g, o, tanh_c in reversed(states):
+        grad_h = grad_h + grads[0][t]
+        grad_c = grad_c + grad_h * o * (1 - tanh_c * tanh_c)
+        gate_grads[t] = F.cat([grad_c * g * i * (1 - i), grad_c * c * f * (1 - f), grad_c * i * (1 - g * g),
+                               grad_h * tanh_c * o * (1 - o)], 1)
+        previous[t] = h
+        grad_c = grad_c * f
+        grad_h = gate_grads[t].mm(weight1)
+    gates = F.stack(gate_grads)
+    flat_gates = gates.reshape(-1, gates.shape[-1]).t()
+    grad_bias = gates.sum((0, 1))
+    result = (F.matmul(gates, weight0), flat_gates.mm(input.reshape(-1, input.shape[-1])),
+              flat_gates.mm(F.stack(previous).reshape(-1, weight1.shape[1])), grad_bias, grad_bias, grad_h, grad_c)
+    _LAST_LSTM_BACKWARD[:] = [grads, result]
+    return result
+
+
+def _lstm_formula(k):
+    return lambda grads, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, has_biases, result0, result1, \
+        result2, result3: _lstm_layer_grads(grads, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse,
+                                            has_biases)[k]
+
+
+mkldnn_rnn_layer = Op(
+    "MkldnnRnnLayerBackward0",
+    lambda input, weight0, weight1, weight2, weight3, hx_, cx_, *, reverse, batch_sizes, mode, hidden_size, num_layers,
+    has_biases, bidirectional, batch_first, train: KR.lstm_layer(input, weight0, weight1, weight2, weight3, hx_, cx_,
+                                                                 reverse, has_biases),
+    multi_output=True, keeps=("batch_sizes", "mode", "hidden_size", "num_layers", "bidirectional", "batch_first",
+                              "train"),
+    **{name: _lstm_formula(k) for k, name in enumerate(("input", "weight0", "weight1", "weight2", "weight3", "hx_",
+                                                        "cx_"))})
+
+
+def _unpack_into_padded(grad, input_sym_sizes, result1, batch_first):
+    """The gradient of packing: each time step's rows back in place, zeros in the padding."""
+    F = _F()
+    sizes = list(input_sym_sizes)
+    if batch_first:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    padded = F.zeros(sizes, dtype=grad.dtype)
+    offset = 0
+    for t, size in enumerate(result1.tolist()):
+        padded[t].narrow(0, 0, size).copy_(grad.narrow(0, offset, size))
+        offset += size
+    return padded.transpose(0, 1) if batch_first else padded
+
+
+pack_padded_sequence = Op(
+    "PackPaddedSequenceBackward0",
+    lambda input, *, lengths, batch_first, input_sym_sizes: KR.pack_padded(input, lengths, batch_first),
+    multi_output=True,
+    input=lambda grads, input_sym_sizes, result1, batch_first: _unpack_into_padded(grads[0], input_sym_sizes, result1,
+                                                                                   batch_first))

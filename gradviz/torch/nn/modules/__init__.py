@@ -11,7 +11,7 @@ from .flatten import Flatten, Unflatten  # noqa: F401
 from .sparse import Embedding  # noqa: F401
 from .normalization import LayerNorm  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
-from .rnn import GRUCell, LSTMCell, RNNCell, RNNCellBase  # noqa: F401
+from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss,  # noqa: F401
                    NLLLoss, SmoothL1Loss)
 
