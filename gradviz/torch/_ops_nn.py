@@ -124,13 +124,18 @@ avg_pool2d_backward = Op(
 
 adaptive_avg_pool2d = Op(
     "AdaptiveAvgPool2DBackward0", lambda self, *, output_size: KN.adaptive_avg_pool2d(self, output_size),
-    self=lambda grad, self: _apply(adaptive_avg_pool2d_backward, (grad,), input_sizes=tuple(self.shape)),
-    keeps=("output_size",))
+    self=lambda grad, self: _apply(adaptive_avg_pool2d_backward, (grad, self),
+                                   grad_output_sym_argsize_minus_2=grad.shape[-2],
+                                   grad_output_sym_argsize_minus_1=grad.shape[-1]))
 
+# Its gradient pools back to the pooled size, which PyTorch keeps as two numbers.
 adaptive_avg_pool2d_backward = Op(
     "AdaptiveAvgPool2DBackwardBackward0",
-    lambda grad_output, *, input_sizes: KN.adaptive_avg_pool2d_backward(grad_output, input_sizes),
-    grad_output=lambda grad, input_sizes: _apply(adaptive_avg_pool2d, (grad,), output_size=tuple(grad.shape[-2:])))
+    lambda grad_output, self, *, grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1: (
+        KN.adaptive_avg_pool2d_backward(grad_output, self.shape)),
+    grad_output=lambda grad, grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1: _apply(
+        adaptive_avg_pool2d, (grad,), output_size=(grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1)),
+    self=lambda grad: _F().zeros_like(grad))
 
 # Padding's gradient is the opposite padding (a crop), the same op again, as in PyTorch.
 constant_pad_nd = Op(
@@ -649,8 +654,10 @@ PAD = {(mode, dims): _pad_ops(f"{kind}Pad{dims}D", mode, dims)
 _CDIST_BACKWARD = "_cdist_backward"
 cdist_backward = Op(
     "CdistBackwardBackward0", lambda grad, x1, x2, cdist, *, p: KN.cdist_backward(grad, x1, x2, p, cdist),
-    grad=lambda grad: _F().not_implemented(_CDIST_BACKWARD), x1=lambda grad: _F().not_implemented(_CDIST_BACKWARD),
-    x2=lambda grad: _F().not_implemented(_CDIST_BACKWARD), cdist=lambda grad: _F().not_implemented(_CDIST_BACKWARD))
+    grad=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD),
+    x1=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD),
+    x2=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD),
+    cdist=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD))
 
 cdist = Op(
     "CdistBackward0", lambda x1, x2, *, p: KN.cdist(x1, x2, p),

@@ -84,7 +84,8 @@ def _upsample(input, mode, output_size, scales, align_corners):
         names = ("D", "H", "W")[3 - dims:]
         given = " ".join(f"{n}: {s}," for n, s in zip(names, in_sizes))[:-1]
         wanted = " ".join(f"{n}: {s}," for n, s in zip(names, output_size))[:-1]
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({given}) output "
+        joint = " and" if dims == 1 else ""
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({given}){joint} output "
                            f"({wanted})")
     options = {"output_size": tuple(output_size)}
     if mode in _SMOOTH_RANK:
@@ -132,7 +133,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
         raise NotImplementedError("gradviz: interpolate mode 'lanczos' is not supported yet")
-    if mode in _SMOOTH_RANK and rank in (3, 4, 5):
+    if mode in ("linear", "bilinear", "trilinear") and rank in (3, 4, 5):
         raise NotImplementedError(f"Got {rank}D input, but {mode} mode needs {_SMOOTH_RANK[mode]}D input")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {rank}D) for the modes: "
                               f"{_MODES} (got {mode})")
@@ -266,8 +267,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                            f"shape {_size_list(input.shape)} and num_groups={num_groups}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.dim() != 1 or t.numel() != c):
+            # PyTorch's bias message shows the weight's shape ([0] without a weight).
+            shown = t.shape if name == "weight" else (weight.shape if weight is not None else (0,))
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
-                               f"but got {name} of shape {_size_list(t.shape)} and input of shape "
+                               f"but got {name} of shape {_size_list(shown)} and input of shape "
                                f"{_size_list(input.shape)}")
     hxw = math.prod(input.shape[2:])
     out = _apply(ops.native_group_norm, (input, weight, bias), N=n, C=c, HxW=hxw, group=num_groups, eps=eps)

@@ -7,7 +7,7 @@ padding mask) additionally returns zeros at the padded positions, which is repro
 import copy
 import warnings
 
-from ... import _functions as _F
+from ... import _errors, _functions as _F
 from ...autograd.grad_mode import is_grad_enabled
 from .. import functional as F
 from .activation import GELU, ReLU
@@ -17,6 +17,13 @@ from .dropout import Dropout
 from .linear import Linear
 from .module import Module, torch_module_name
 from .normalization import LayerNorm
+
+
+_NESTED_PROTOTYPE = (
+    "The PyTorch API of nested tensors is in prototype stage and will change in the near future. We recommend "
+    "specifying layout=torch.jagged when constructing a nested tensor, as this layout receives active development, "
+    "has better operator coverage, and works with torch.compile. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/NestedTensorImpl.cpp:177.)")
 
 
 def _activation_fn(activation):
@@ -143,6 +150,8 @@ class TransformerEncoder(Module):
         mask = F._canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
         batch_first = self.layers[0].self_attn.batch_first
         zero_padding = self._zeroes_padding(src, mask, src_key_padding_mask)
+        if zero_padding:
+            _errors.warn_once(_NESTED_PROTOTYPE)
         seq_len = src.shape[0] if src.dim() == 2 else src.shape[1 if batch_first else 0]
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
         output = src
