@@ -354,7 +354,14 @@ MHA = [
     ("causal_with_weights", {}, _self_attn(attn_mask=CAUSAL_BOOL, is_causal=True), SELF),
     ("both_masks", {}, _self_attn(attn_mask=CAUSAL_FLOAT, key_padding_mask=PAD_MASK.astype(np.float32) * -1e9),
      SELF),
+    ("bias_kv_zero_attn_masks", {"add_bias_kv": True, "add_zero_attn": True},
+     _self_attn(attn_mask=CAUSAL_BOOL, key_padding_mask=PAD_MASK), SELF),
+    ("bias_kv_zero_attn_masks_no_weights", {"add_bias_kv": True, "add_zero_attn": True},
+     _self_attn(attn_mask=CAUSAL_FLOAT, key_padding_mask=PAD_MASK.astype(np.float32) * -1e9, need_weights=False),
+     SELF),
     ("unbatched", {}, _self_attn(), (_arr(4, 8),)),
+    ("unbatched_padding_and_3d_mask", {}, _self_attn(key_padding_mask=PAD_MASK[0],
+                                                     attn_mask=np.zeros((2, 4, 4), np.float32)), (_arr(4, 8),)),
     ("unbatched_no_weights", {}, _self_attn(need_weights=False), (_arr(4, 8),)),
     ("cross_attention", {}, lambda T, m, q, kv: m(q, kv, kv), (_arr(4, 2, 8), _arr(6, 2, 8, seed=4))),
     ("cross_attention_no_weights", {}, lambda T, m, q, kv: m(q, kv, kv, need_weights=False),
@@ -517,3 +524,45 @@ def test_nested_tensor_path_warns_once_like_pytorch():
     outputs = [subprocess.run([sys.executable, "-c", script, side], capture_output=True, text=True, check=True).stdout
                for side in ("gv", "torch")]
     assert outputs[0] == outputs[1] and "nested tensors" in outputs[0]
+
+
+def _functional_mha(T, q, k, v, w_q, w_k, w_v, b_in, w_out, b_out, static_k, static_v, **kw):
+    return T.nn.functional.multi_head_attention_forward(
+        q, k, v, 8, 2, None, b_in, None, None, False, 0.0, w_out, b_out, use_separate_proj_weight=True,
+        q_proj_weight=w_q, k_proj_weight=w_k, v_proj_weight=w_v, static_k=static_k, static_v=static_v, **kw)
+
+
+FUNCTIONAL_MHA = [
+    Case("mha_functional_static_kv", lambda T, *a: _functional_mha(T, *a), A(4, 2, 8), A(6, 2, 3), A(6, 2, 5),
+         A(8, 8), A(8, 3), A(8, 5), A(24), A(8, 8), A(8), A(4, 6, 4), A(4, 6, 4), double=False),
+    Case("mha_functional_static_kv_no_weights", lambda T, *a: _functional_mha(T, *a, need_weights=False),
+         A(4, 2, 8), A(6, 2, 3), A(6, 2, 5), A(8, 8), A(8, 3), A(8, 5), A(24), A(8, 8), A(8), A(4, 6, 4),
+         A(4, 6, 4), double=False),
+    Case("mha_functional_eval_unaveraged", lambda T, *a: _functional_mha(
+        T, *a, training=False, average_attn_weights=False), A(4, 2, 8), A(6, 2, 3), A(6, 2, 5), A(8, 8), A(8, 3),
+        A(8, 5), A(24), A(8, 8), A(8), A(4, 6, 4), A(4, 6, 4), double=False),
+]
+
+
+@pytest.mark.parametrize("case", FUNCTIONAL_MHA, ids=[c.name for c in FUNCTIONAL_MHA])
+def test_multi_head_attention_forward(case):
+    oracle.check_forward(case)
+    oracle.check_graph(case)
+    oracle.check_backward(case)
+
+
+FUNCTIONAL_MHA_ERRORS = [
+    ("static_k_batch", lambda T: _functional_mha(T, *(_t(T, *s) for s in (
+        (4, 2, 8), (6, 2, 3), (6, 2, 5), (8, 8), (8, 3), (8, 5), (24,), (8, 8), (8,), (3, 6, 4), (4, 6, 4))))),
+    ("static_v_width", lambda T: _functional_mha(T, *(_t(T, *s) for s in (
+        (4, 2, 8), (6, 2, 3), (6, 2, 5), (8, 8), (8, 3), (8, 5), (24,), (8, 8), (8,), (4, 6, 4), (4, 6, 3))))),
+    ("q_weight_shape", lambda T: _functional_mha(T, *(_t(T, *s) for s in (
+        (4, 2, 8), (6, 2, 3), (6, 2, 5), (8, 7), (8, 3), (8, 5), (24,), (8, 8), (8,), (4, 6, 4), (4, 6, 4))))),
+    ("key_value_lengths", lambda T: _functional_mha(T, *(_t(T, *s) for s in (
+        (4, 2, 8), (6, 2, 3), (5, 2, 5), (8, 8), (8, 3), (8, 5), (24,), (8, 8), (8,), (4, 6, 4), (4, 6, 4))))),
+]
+
+
+@pytest.mark.parametrize("name,fn", FUNCTIONAL_MHA_ERRORS, ids=[e[0] for e in FUNCTIONAL_MHA_ERRORS])
+def test_multi_head_attention_forward_errors(name, fn):
+    test_errors(name, fn)

@@ -479,6 +479,7 @@ def sdpa_scale(query, scale):
 
 
 def _flash_grad(which):
+    # Reading logsumexp and dropout_p (unused here) saves them, as PyTorch's node does.
     def formula(grads, query, key, value, attn_mask, output, dropout_p, is_causal, scale, logsumexp):
         return _apply(sdpa_flash_backward, (grads[0], query, key, value, output), which=which,
                       mask=None if attn_mask is None else attn_mask._data, is_causal=is_causal,
@@ -545,9 +546,11 @@ def _resample_grad(grad, mode, output_size, input_size, scales, align_corners):
 
 
 def _upsample_ops(name, mode):
-    """The op of one upsampling kernel (its backward op hangs off its formula). The options are PyTorch's:
-    ``scales`` (1-D), ``scales_h, scales_w`` (2-D), ``scales_d, scales_h, scales_w`` (3-D), and
-    ``align_corners`` for the interpolating modes."""
+    """The op of one upsampling kernel; its formula applies the matching backward op. Their
+    options, which the nodes save, are PyTorch's: ``scales`` (1-D), ``scales_h, scales_w``
+    (2-D) or ``scales_d, scales_h, scales_w`` (3-D), and ``align_corners`` for the
+    interpolating modes; the parameter lists are spelled out per case because the op table
+    reads an op's options and a formula's slots from the names of its parameters."""
     dims = int(name[-2])
     smooth = mode not in ("nearest", "nearest-exact")
     fwd, bwd = {}, {}

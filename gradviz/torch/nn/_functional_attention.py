@@ -76,6 +76,9 @@ def _uses_fused_kernel(query, key, value, mask, dropout_p, enable_gqa):
     return (dropout_p == 0.0 and query.dim() == key.dim() == value.dim() == 4
             and _heads_fit_fused(query, key, value, enable_gqa) and _mask_fits_fused(mask, query, key)
             and query.shape[-1] == key.shape[-1] == value.shape[-1]
+            # PyTorch's kernel reads a value with other sequence length than the key's anyway (its result
+            # is then undefined); the composite below raises instead.
+            and key.shape[-2] == value.shape[-2]
             and all(t.stride(-1) == 1 for t in (query, key, value))
             and query.dtype in (_dtypes.float32, _dtypes.float64, _dtypes.float16))
 
@@ -124,7 +127,7 @@ def _empty_attention(query, key, value):
     return _F.zeros(shape, dtype=query.dtype) + _apply(ops.mul_scalar, (reach,), other=0.0)
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
                                  enable_gqa=False):
     _validate(query, key, value, attn_mask)
     if query.numel() == 0 or key.numel() == 0 or value.numel() == 0:
