@@ -538,7 +538,8 @@ def unsafe_chunk(input, chunks, dim=0):
 
 # attention, resizing, padding modes and group norm live in modules of their own
 from . import _functional_resize  # noqa: E402
-from ._functional_resize import group_norm, interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: E402,F401
+from ._functional_resize import (  # noqa: E402,F401
+    group_norm, interpolate, upsample, upsample_bilinear, upsample_nearest)
 from ._functional_attention import (  # noqa: E402,F401
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
     multi_head_attention_forward, scaled_dot_product_attention)
