@@ -30,6 +30,8 @@ from ._functions import (  # noqa: F401
 )
 from ._dtypes import promote_types  # noqa: F401
 from ._fn_random import randint_like  # noqa: F401
+from ._fn_distance import cdist  # noqa: F401
+from ._fn_einsum import baddbmm, einsum  # noqa: F401
 from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)

@@ -459,3 +459,254 @@ def constant_pad(x, pad, value):
         widths[d] = (max(lo, 0), max(hi, 0))
         crops[d] = slice(max(-lo, 0), x.shape[d] - max(-hi, 0))
     return np.pad(x[tuple(crops)], widths, constant_values=value)
+
+
+# =======================================================================================
+# attention, resampling, padding by reflection/replication, group norm, distances
+def _repeat_heads(x, heads):
+    """Grouped-query attention: each key/value head serves heads // x.shape[-3] query heads."""
+    return x if x.shape[-3] == heads else np.repeat(x, heads // x.shape[-3], axis=-3)
+
+
+def _attention_probs(query, key, mask, scale, is_causal):
+    """(probabilities, logsumexp) of softmax(q k^T * scale + mask) over the keys, in float64.
+    A row whose every key is masked out gives zeros (and logsumexp 0), as the CPU kernel does."""
+    scores = np.matmul(query.astype(np.float64), np.swapaxes(key, -1, -2).astype(np.float64)) * scale
+    if is_causal:
+        length, source = scores.shape[-2:]
+        scores = np.where(np.tril(np.ones((length, source), dtype=bool)), scores, -np.inf)
+    if mask is not None:
+        scores = scores + mask.astype(np.float64)
+    peak = scores.max(axis=-1, keepdims=True)
+    empty = ~np.isfinite(peak)
+    peak = np.where(empty, 0.0, peak)
+    weights = np.exp(scores - peak)
+    total = weights.sum(axis=-1, keepdims=True)
+    probs = np.where(empty, 0.0, weights / np.where(empty, 1.0, total))
+    with np.errstate(divide="ignore"):
+        lse = np.where(empty, 0.0, peak + np.log(np.where(empty, 1.0, total)))[..., 0]
+    return probs, lse
+
+
+def sdpa_flash(query, key, value, mask, scale, is_causal):
+    """The fused CPU attention kernel: (output, logsumexp)."""
+    heads = query.shape[-3]
+    probs, lse = _attention_probs(query, _repeat_heads(key, heads), mask, scale, is_causal)
+    # The output takes the query's memory layout (it decides whether later reshapes are views).
+    out = np.empty_like(query)
+    out[...] = np.matmul(probs, _repeat_heads(value, heads).astype(np.float64))
+    lse_dtype = np.float64 if query.dtype == np.float64 else np.float32
+    return out, lse.astype(lse_dtype)
+
+
+def _fold_heads(grad, heads):
+    """Sum the gradient of repeated key/value heads back onto the shared head."""
+    if grad.shape[-3] == heads:
+        return grad
+    shape = grad.shape[:-3] + (heads, grad.shape[-3] // heads) + grad.shape[-2:]
+    return grad.reshape(shape).sum(axis=-3)
+
+
+def sdpa_flash_grad(grad_out, query, key, value, mask, scale, is_causal, which):
+    """Gradient of sdpa_flash for query (0), key (1) or value (2)."""
+    heads = query.shape[-3]
+    k, v = _repeat_heads(key, heads).astype(np.float64), _repeat_heads(value, heads).astype(np.float64)
+    probs, _ = _attention_probs(query, k, mask, scale, is_causal)
+    g = grad_out.astype(np.float64)
+    if which == 2:
+        return _fold_heads(np.matmul(np.swapaxes(probs, -1, -2), g), value.shape[-3]).astype(value.dtype)
+    dprobs = np.matmul(g, np.swapaxes(v, -1, -2))
+    dscores = probs * (dprobs - (dprobs * probs).sum(axis=-1, keepdims=True)) * scale
+    if which == 0:
+        return np.matmul(dscores, k).astype(query.dtype)
+    return _fold_heads(np.matmul(np.swapaxes(dscores, -1, -2), query.astype(np.float64)),
+                       key.shape[-3]).astype(key.dtype)
+
+
+def safe_softmax(x, dim):
+    """Softmax whose rows of only -inf give zeros instead of NaN."""
+    peak = x.max(axis=dim, keepdims=True)
+    empty = np.isneginf(peak)
+    e = np.exp(x - np.where(empty, 0, peak))
+    out = e / np.where(empty, 1, e.sum(axis=dim, keepdims=True))
+    return np.where(empty, 0, out).astype(x.dtype, copy=False)
+
+
+def baddbmm(self, batch1, batch2, beta, alpha):
+    product = np.matmul(batch1, batch2)
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product.astype(batch1.dtype, copy=False)
+    return (product + (self if beta == 1 else self * beta)).astype(batch1.dtype, copy=False)
+
+
+def group_norm(x, weight, bias, n, c, hxw, group, eps):
+    """(out, mean, rstd), mean and rstd of shape (N, group)."""
+    grouped = x.reshape(n, group, -1)
+    mean = grouped.mean(axis=-1, keepdims=True)
+    centred = grouped - mean
+    rstd = (1.0 / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)).astype(x.dtype, copy=False)
+    out = (centred * rstd).reshape(x.shape)
+    shape = channel_shape(x)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out.astype(x.dtype, copy=False), mean[..., 0].astype(x.dtype, copy=False), rstd[..., 0]
+
+
+# ---------------------------------------------------------------------------------------
+# resampling and padding as one linear map per spatial axis: an (out, in) matrix
+def map_axes(x, matrices):
+    """Apply one (out, in) matrix to each of the trailing len(matrices) axes of x."""
+    first = x.ndim - len(matrices)
+    for k, matrix in enumerate(matrices):
+        axis = first + k
+        x = np.moveaxis(np.tensordot(x, matrix.astype(x.dtype, copy=False), axes=([axis], [1])), -1, axis)
+    return np.ascontiguousarray(x)
+
+
+def map_axes_adjoint(grad, matrices):
+    return map_axes(grad, [m.T for m in matrices])
+
+
+def _compute_type(dtype):
+    """The precision PyTorch's CPU kernels compute source indices and weights in."""
+    return np.float64 if np.dtype(dtype) == np.float64 else np.float32
+
+
+def _scale_value(scale, in_size, out_size, ctype):
+    return ctype(1.0 / scale) if scale is not None and scale > 0 else ctype(in_size) / ctype(out_size)
+
+
+def nearest_matrix(in_size, out_size, scale, exact):
+    m = np.zeros((out_size, in_size))
+    dst = np.arange(out_size)
+    if not exact and out_size == in_size:
+        src = dst
+    elif not exact and out_size == 2 * in_size:
+        src = dst >> 1
+    else:
+        s = _scale_value(scale, in_size, out_size, np.float32)
+        pos = ((dst + 0.5) * np.float64(s)).astype(np.float32) if exact else dst.astype(np.float32) * s
+        src = np.minimum(np.floor(pos).astype(np.int64), in_size - 1)
+    m[dst, src] = 1.0
+    return m
+
+
+def _source_positions(in_size, out_size, scale, align_corners, cubic, ctype):
+    dst = np.arange(out_size).astype(ctype)
+    if align_corners:
+        step = ctype(in_size - 1) / ctype(out_size - 1) if out_size > 1 else ctype(0)
+        return step * dst
+    s = _scale_value(scale, in_size, out_size, ctype)
+    src = s * (dst + ctype(0.5)) - ctype(0.5)
+    return src if cubic else np.maximum(src, ctype(0))
+
+
+def linear_matrix(in_size, out_size, scale, align_corners, dtype):
+    ctype = _compute_type(dtype)
+    src = _source_positions(in_size, out_size, scale, align_corners, False, ctype)
+    lo = src.astype(np.int64)
+    hi = lo + (lo < in_size - 1)
+    frac = np.clip(src - lo.astype(ctype), 0, 1).astype(ctype)
+    m = np.zeros((out_size, in_size))
+    rows = np.arange(out_size)
+    np.add.at(m, (rows, lo), (ctype(1) - frac).astype(np.float64))
+    np.add.at(m, (rows, hi), frac.astype(np.float64))
+    return m
+
+
+def cubic_matrix(in_size, out_size, scale, align_corners, dtype):
+    ctype = _compute_type(dtype)
+    a = ctype(-0.75)
+    src = _source_positions(in_size, out_size, scale, align_corners, True, ctype)
+    base = np.floor(src)
+    t = np.clip(src - base, 0, 1).astype(ctype)
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    coefficients = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    m = np.zeros((out_size, in_size))
+    rows = np.arange(out_size)
+    for k, coefficient in enumerate(coefficients):
+        np.add.at(m, (rows, np.clip(base.astype(np.int64) - 1 + k, 0, in_size - 1)), coefficient.astype(np.float64))
+    return m
+
+
+def resample_matrices(mode, in_sizes, out_sizes, scales, align_corners, dtype):
+    if mode in ("nearest", "nearest-exact"):
+        return [nearest_matrix(i, o, s, mode == "nearest-exact") for i, o, s in zip(in_sizes, out_sizes, scales)]
+    build = cubic_matrix if mode == "bicubic" else linear_matrix
+    return [build(i, o, s, align_corners, dtype) for i, o, s in zip(in_sizes, out_sizes, scales)]
+
+
+def pad_matrices(in_sizes, padding, mode):
+    """Selection matrices of reflection / replication padding; padding pairs start at the last axis."""
+    matrices = []
+    for k, size in enumerate(in_sizes):
+        lo, hi = padding[2 * (len(in_sizes) - 1 - k)], padding[2 * (len(in_sizes) - 1 - k) + 1]
+        src = np.arange(size + lo + hi) - lo
+        if mode == "reflect":
+            src = np.abs(src)
+            src = np.where(src >= size, 2 * (size - 1) - src, src)
+        else:
+            src = np.clip(src, 0, size - 1)
+        m = np.zeros((size + lo + hi, size))
+        m[np.arange(len(src)), src] = 1.0
+        matrices.append(m)
+    return matrices
+
+
+# ---------------------------------------------------------------------------------------
+# pairwise distances
+def cdist(x1, x2, p):
+    diff = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    if p == 0:
+        out = (diff != 0).sum(axis=-1)
+    elif p == 1:
+        out = diff.sum(axis=-1)
+    elif p == 2:
+        out = np.sqrt((diff * diff).sum(axis=-1))
+    elif math.isinf(p):
+        out = diff.max(axis=-1) if diff.shape[-1] else np.zeros(diff.shape[:-1], diff.dtype)
+    else:
+        out = (diff ** p).sum(axis=-1) ** (1.0 / p)
+    return np.asarray(out).astype(x1.dtype, copy=False)
+
+
+def cdist_backward(grad, x1, x2, p, dist):
+    """Gradient of cdist for x1, over the broadcast batch shape."""
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    g = grad[..., None]
+    d = dist[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 0:
+            terms = np.zeros_like(diff)
+        elif p == 1:
+            terms = g * np.sign(diff)
+        elif p == 2:
+            terms = np.where(d == 0, 0, g * diff / d)
+        elif math.isinf(p):
+            terms = g * np.sign(diff) * (np.abs(diff) == d)
+        elif p < 2:
+            terms = np.where(d == 0, 0, np.sign(diff) * np.abs(diff) ** (p - 1) * g / d ** (p - 1))
+            if p < 1:
+                terms = np.where(diff == 0, 0, terms)
+        else:
+            terms = np.where(d == 0, 0, diff * np.abs(diff) ** (p - 2) * g / d ** (p - 1))
+    return terms.sum(axis=-2).astype(x1.dtype, copy=False)
+
+
+def euclidean_dist(x1, x2):
+    """||a - b|| as one matmul of [-2a, |a|^2, 1] with [b, 1, |b|^2], clamped at 0 before the root."""
+    n1 = (x1 * x1).sum(axis=-1, keepdims=True)
+    n2 = (x2 * x2).sum(axis=-1, keepdims=True)
+    left = np.concatenate([x1 * -2, n1, np.ones_like(n1)], axis=-1)
+    right = np.concatenate([x2, np.ones_like(n2), n2], axis=-1)
+    return np.sqrt(np.maximum(np.matmul(left, np.swapaxes(right, -1, -2)), 0)).astype(x1.dtype, copy=False)

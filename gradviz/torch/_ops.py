@@ -46,7 +46,7 @@ class Op:
                  "last_call", "plain")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, arithmetic=False, multi_output=False,
-                 keeps=(), plain=None, **formulas):
+                 keeps=(), plain=None, outputs=(), **formulas):
         inputs, options, self.variadic = _signature(forward)
         self.node_name = node_name
         self.node_class = node_class(node_name)
@@ -63,9 +63,11 @@ class Op:
         self.saved_names = frozenset(a for args in self.formula_args for a in args) | frozenset(keeps)
         self.unread_options = frozenset(options) - self.saved_names
         # Per differentiable input: the (slot, input position, output index) its formula reads,
-        # in declaration order so saved slots list the same way on every run.
+        # in declaration order so saved slots list the same way on every run. Outputs are
+        # ``result``, ``result1``... unless ``outputs`` names them as PyTorch's node does.
         self.save_plan = tuple(
-            tuple((name, self.input_index.get(name, -1), int(name[6:] or 0) if name.startswith("result") else -1)
+            tuple((name, self.input_index.get(name, -1), outputs.index(name) if name in outputs else
+                   int(name[6:] or 0) if name.startswith("result") else -1)
                   for name in args if name not in options)
             for args in self.formula_args)
         self.save_plan_used = any(self.save_plan)

@@ -124,13 +124,18 @@ avg_pool2d_backward = Op(
 
 adaptive_avg_pool2d = Op(
     "AdaptiveAvgPool2DBackward0", lambda self, *, output_size: KN.adaptive_avg_pool2d(self, output_size),
-    self=lambda grad, self: _apply(adaptive_avg_pool2d_backward, (grad,), input_sizes=tuple(self.shape)),
-    keeps=("output_size",))
+    self=lambda grad, self: _apply(adaptive_avg_pool2d_backward, (grad, self),
+                                   grad_output_sym_argsize_minus_2=grad.shape[-2],
+                                   grad_output_sym_argsize_minus_1=grad.shape[-1]))
 
+# Its gradient pools back to the pooled size, which PyTorch keeps as two numbers.
 adaptive_avg_pool2d_backward = Op(
     "AdaptiveAvgPool2DBackwardBackward0",
-    lambda grad_output, *, input_sizes: KN.adaptive_avg_pool2d_backward(grad_output, input_sizes),
-    grad_output=lambda grad, input_sizes: _apply(adaptive_avg_pool2d, (grad,), output_size=tuple(grad.shape[-2:])))
+    lambda grad_output, self, *, grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1: (
+        KN.adaptive_avg_pool2d_backward(grad_output, self.shape)),
+    grad_output=lambda grad, grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1: _apply(
+        adaptive_avg_pool2d, (grad,), output_size=(grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1)),
+    self=lambda grad: _F().zeros_like(grad))
 
 # Padding's gradient is the opposite padding (a crop), the same op again, as in PyTorch.
 constant_pad_nd = Op(
@@ -456,7 +461,7 @@ div_scalar = Op("DivBackward1", lambda self, *, other: (self / other).astype(sel
 
 # ---------------------------------------------------------------------------------------
 # recurrent layers (nn.LSTM and packed sequences)
-from . import _kernels_rnn as KR  # noqa: E402
+from . import _kernels_rnn as KRNN  # noqa: E402
 
 # An in-place transpose (ATen's RNNs turn a batch-first output back with transpose_).
 transpose_inplace = Op("TransposeBackward1", lambda self, *, dim0, dim1: np.swapaxes(self, dim0, dim1),
@@ -513,7 +518,7 @@ def _lstm_formula(k):
 mkldnn_rnn_layer = Op(
     "MkldnnRnnLayerBackward0",
     lambda input, weight0, weight1, weight2, weight3, hx_, cx_, *, reverse, batch_sizes, mode, hidden_size, num_layers,
-    has_biases, bidirectional, batch_first, train: KR.lstm_layer(input, weight0, weight1, weight2, weight3, hx_, cx_,
+    has_biases, bidirectional, batch_first, train: KRNN.lstm_layer(input, weight0, weight1, weight2, weight3, hx_, cx_,
                                                                  reverse, has_biases),
     multi_output=True, keeps=("batch_sizes", "mode", "hidden_size", "num_layers", "bidirectional", "batch_first",
                               "train"),
@@ -537,7 +542,227 @@ def _unpack_into_padded(grad, input_sym_sizes, result1, batch_first):
 
 pack_padded_sequence = Op(
     "PackPaddedSequenceBackward0",
-    lambda input, *, lengths, batch_first, input_sym_sizes: KR.pack_padded(input, lengths, batch_first),
+    lambda input, *, lengths, batch_first, input_sym_sizes: KRNN.pack_padded(input, lengths, batch_first),
     multi_output=True,
     input=lambda grads, input_sym_sizes, result1, batch_first: _unpack_into_padded(grads[0], input_sym_sizes, result1,
                                                                                    batch_first))
+
+# =======================================================================================
+# attention, batched matmul-add, group norm, resampling, padding modes, distances
+safe_softmax = Op("SafeSoftmaxBackward0", lambda self, *, dim: KN.safe_softmax(self, dim),
+                  self=lambda grad, result, dim: _apply(softmax_backward_data, (grad, result), dim=dim))
+
+baddbmm = Op(
+    "BaddbmmBackward0", lambda self, batch1, batch2, *, beta, alpha: KN.baddbmm(self, batch1, batch2, beta, alpha),
+    self=lambda grad, beta: grad if beta == 1 else grad * beta,
+    batch1=lambda grad, batch2, alpha: (grad.bmm(batch2.transpose(1, 2)) if alpha == 1 else
+                                        grad.bmm(batch2.transpose(1, 2)) * alpha),
+    batch2=lambda grad, batch1, alpha: (batch1.transpose(1, 2).bmm(grad) if alpha == 1 else
+                                        batch1.transpose(1, 2).bmm(grad) * alpha))
+
+
+def sdpa_scale(query, scale):
+    return 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+
+
+def _flash_grad(which):
+    # Reading logsumexp and dropout_p (unused here) saves them, as PyTorch's node does.
+    def formula(grads, query, key, value, attn_mask, output, dropout_p, is_causal, scale, logsumexp):
+        return _apply(sdpa_flash_backward, (grads[0], query, key, value, output), which=which,
+                      mask=None if attn_mask is None else attn_mask._data, is_causal=is_causal,
+                      scale=sdpa_scale(query, scale))
+    return formula
+
+
+# The fused CPU attention of F.scaled_dot_product_attention; its backward has no derivative.
+sdpa_flash = Op(
+    "ScaledDotProductFlashAttentionForCpuBackward0",
+    lambda query, key, value, attn_mask, *, dropout_p, is_causal, scale: KN.sdpa_flash(
+        query, key, value, attn_mask, sdpa_scale(query, scale), is_causal),
+    multi_output=True, outputs=("output", "logsumexp"),
+    query=_flash_grad(0), key=_flash_grad(1), value=_flash_grad(2))
+
+_FLASH_BACKWARD = "_scaled_dot_product_flash_attention_for_cpu_backward"
+sdpa_flash_backward = Op(
+    "NotImplemented",
+    lambda grad_out, query, key, value, output, *, which, mask, is_causal, scale: KN.sdpa_flash_grad(
+        grad_out, query, key, value, mask, scale, is_causal, which),
+    grad_out=lambda grad: _F().not_implemented(_FLASH_BACKWARD),
+    query=lambda grad: _F().not_implemented(_FLASH_BACKWARD),
+    key=lambda grad: _F().not_implemented(_FLASH_BACKWARD),
+    value=lambda grad: _F().not_implemented(_FLASH_BACKWARD),
+    output=lambda grad: _F().not_implemented(_FLASH_BACKWARD))
+
+
+def _gn_grouped(x, n, group):
+    return x.reshape(n, group, -1)
+
+
+def _gn_input(grads, input, weight, n, group, eps):
+    g = grads[0] if weight is None else grads[0] * _channel(weight, input)
+    xhat, rstd = _normalize(_gn_grouped(input, n, group), [2], eps)
+    return _norm_input_grad(_gn_grouped(g, n, group), xhat, rstd, [2]).reshape(input.shape)
+
+
+def _gn_weight(grads, input, n, group, eps):
+    xhat = _normalize(_gn_grouped(input, n, group), [2], eps)[0].reshape(input.shape)
+    return (grads[0] * xhat).sum(_bn_dims(input))
+
+
+native_group_norm = Op(
+    "NativeGroupNormBackward0",
+    lambda input, weight, bias, *, N, C, HxW, group, eps: KN.group_norm(input, weight, bias, N, C, HxW, group, eps),
+    multi_output=True,
+    input=lambda grads, input, weight, N, C, HxW, group, eps, result1, result2: _gn_input(
+        grads, input, weight, N, group, eps),
+    weight=lambda grads, input, N, C, HxW, group, eps, result1, result2: _gn_weight(grads, input, N, group, eps),
+    bias=lambda grads: grads[0].sum(_bn_dims(grads[0])))
+
+
+# ---------------------------------------------------------------------------------------
+# upsampling: one linear map per spatial axis; the backward applies its adjoint and is an
+# op of its own (UpsampleNearest2DBackwardBackward0...), whose gradient is the upsampling.
+def _resample(x, mode, output_size, scales, align_corners):
+    matrices = KN.resample_matrices(mode, x.shape[-len(output_size):], output_size, scales, align_corners, x.dtype)
+    return KN.map_axes(x, matrices)
+
+
+def _resample_grad(grad, mode, output_size, input_size, scales, align_corners):
+    sizes = tuple(input_size[-len(output_size):])
+    return KN.map_axes_adjoint(grad, KN.resample_matrices(mode, sizes, output_size, scales, align_corners, grad.dtype))
+
+
+def _upsample_ops(name, mode):
+    """The op of one upsampling kernel; its formula applies the matching backward op. Their
+    options, which the nodes save, are PyTorch's: ``scales`` (1-D), ``scales_h, scales_w``
+    (2-D) or ``scales_d, scales_h, scales_w`` (3-D), and ``align_corners`` for the
+    interpolating modes; the parameter lists are spelled out per case because the op table
+    reads an op's options and a formula's slots from the names of its parameters."""
+    dims = int(name[-2])
+    smooth = mode not in ("nearest", "nearest-exact")
+    fwd, bwd = {}, {}
+
+    def up(grad, **options):
+        return _apply(fwd["op"], (grad,), **options, self_sym_sizes=tuple(grad.shape))
+
+    def down(grad, self_sym_sizes, **options):
+        return _apply(bwd["op"], (grad,), **options, input_size=tuple(self_sym_sizes))
+
+    if dims == 1 and smooth:
+        fwd["kernel"] = lambda self, *, output_size, align_corners, scales, self_sym_sizes: _resample(
+            self, mode, output_size, (scales,), align_corners)
+        fwd["self"] = lambda grad, output_size, align_corners, scales, self_sym_sizes: down(
+            grad, self_sym_sizes, output_size=output_size, align_corners=align_corners, scales=scales)
+        bwd["kernel"] = lambda grad_output, *, output_size, input_size, align_corners, scales: _resample_grad(
+            grad_output, mode, output_size, input_size, (scales,), align_corners)
+        bwd["grad_output"] = lambda grad, output_size, align_corners, scales: up(
+            grad, output_size=output_size, align_corners=align_corners, scales=scales)
+    elif dims == 1:
+        fwd["kernel"] = lambda self, *, output_size, scales, self_sym_sizes: _resample(
+            self, mode, output_size, (scales,), False)
+        fwd["self"] = lambda grad, output_size, scales, self_sym_sizes: down(
+            grad, self_sym_sizes, output_size=output_size, scales=scales)
+        bwd["kernel"] = lambda grad_output, *, output_size, input_size, scales: _resample_grad(
+            grad_output, mode, output_size, input_size, (scales,), False)
+        bwd["grad_output"] = lambda grad, output_size, scales: up(grad, output_size=output_size, scales=scales)
+    elif dims == 2 and smooth:
+        fwd["kernel"] = lambda self, *, output_size, align_corners, scales_h, scales_w, self_sym_sizes: _resample(
+            self, mode, output_size, (scales_h, scales_w), align_corners)
+        fwd["self"] = lambda grad, output_size, align_corners, scales_h, scales_w, self_sym_sizes: down(
+            grad, self_sym_sizes, output_size=output_size, align_corners=align_corners, scales_h=scales_h,
+            scales_w=scales_w)
+        bwd["kernel"] = lambda grad_output, *, output_size, input_size, align_corners, scales_h, scales_w: (
+            _resample_grad(grad_output, mode, output_size, input_size, (scales_h, scales_w), align_corners))
+        bwd["grad_output"] = lambda grad, output_size, align_corners, scales_h, scales_w: up(
+            grad, output_size=output_size, align_corners=align_corners, scales_h=scales_h, scales_w=scales_w)
+    elif dims == 2:
+        fwd["kernel"] = lambda self, *, output_size, scales_h, scales_w, self_sym_sizes: _resample(
+            self, mode, output_size, (scales_h, scales_w), False)
+        fwd["self"] = lambda grad, output_size, scales_h, scales_w, self_sym_sizes: down(
+            grad, self_sym_sizes, output_size=output_size, scales_h=scales_h, scales_w=scales_w)
+        bwd["kernel"] = lambda grad_output, *, output_size, input_size, scales_h, scales_w: _resample_grad(
+            grad_output, mode, output_size, input_size, (scales_h, scales_w), False)
+        bwd["grad_output"] = lambda grad, output_size, scales_h, scales_w: up(
+            grad, output_size=output_size, scales_h=scales_h, scales_w=scales_w)
+    elif smooth:
+        fwd["kernel"] = lambda self, *, output_size, align_corners, scales_d, scales_h, scales_w, self_sym_sizes: (
+            _resample(self, mode, output_size, (scales_d, scales_h, scales_w), align_corners))
+        fwd["self"] = lambda grad, output_size, align_corners, scales_d, scales_h, scales_w, self_sym_sizes: down(
+            grad, self_sym_sizes, output_size=output_size, align_corners=align_corners, scales_d=scales_d,
+            scales_h=scales_h, scales_w=scales_w)
+        bwd["kernel"] = lambda grad_output, *, output_size, input_size, align_corners, scales_d, scales_h, scales_w: (
+            _resample_grad(grad_output, mode, output_size, input_size, (scales_d, scales_h, scales_w), align_corners))
+        bwd["grad_output"] = lambda grad, output_size, align_corners, scales_d, scales_h, scales_w: up(
+            grad, output_size=output_size, align_corners=align_corners, scales_d=scales_d, scales_h=scales_h,
+            scales_w=scales_w)
+    else:
+        fwd["kernel"] = lambda self, *, output_size, scales_d, scales_h, scales_w, self_sym_sizes: _resample(
+            self, mode, output_size, (scales_d, scales_h, scales_w), False)
+        fwd["self"] = lambda grad, output_size, scales_d, scales_h, scales_w, self_sym_sizes: down(
+            grad, self_sym_sizes, output_size=output_size, scales_d=scales_d, scales_h=scales_h, scales_w=scales_w)
+        bwd["kernel"] = lambda grad_output, *, output_size, input_size, scales_d, scales_h, scales_w: _resample_grad(
+            grad_output, mode, output_size, input_size, (scales_d, scales_h, scales_w), False)
+        bwd["grad_output"] = lambda grad, output_size, scales_d, scales_h, scales_w: up(
+            grad, output_size=output_size, scales_d=scales_d, scales_h=scales_h, scales_w=scales_w)
+    fwd["op"] = Op(f"{name}Backward0", fwd["kernel"], self=fwd["self"])
+    bwd["op"] = Op(f"{name}BackwardBackward0", bwd["kernel"], grad_output=bwd["grad_output"])
+    return fwd["op"]
+
+
+UPSAMPLE = {(mode, dims): _upsample_ops(name, mode) for mode, dims, name in (
+    ("nearest", 1, "UpsampleNearest1D"), ("nearest", 2, "UpsampleNearest2D"), ("nearest", 3, "UpsampleNearest3D"),
+    ("nearest-exact", 1, "UpsampleNearestExact1D"), ("nearest-exact", 2, "UpsampleNearestExact2D"),
+    ("nearest-exact", 3, "UpsampleNearestExact3D"), ("linear", 1, "UpsampleLinear1D"),
+    ("bilinear", 2, "UpsampleBilinear2D"), ("bicubic", 2, "UpsampleBicubic2D"),
+    ("trilinear", 3, "UpsampleTrilinear3D"))}
+
+
+# ---------------------------------------------------------------------------------------
+# reflection and replication padding: a selection per padded axis; the backward (the
+# adjoint: sums into the source positions) is an op whose gradient is the padding again.
+def _pad_ops(name, mode, dims):
+    def pad(x, padding):
+        return KN.map_axes(x, KN.pad_matrices(x.shape[-dims:], padding, mode))
+
+    def unpad(grad, self, padding):
+        return KN.map_axes_adjoint(grad, KN.pad_matrices(self.shape[-dims:], padding, mode))
+
+    forward = Op(f"{name}Backward0", lambda self, *, padding: pad(self, padding),
+                 self=lambda grad, self, padding: _apply(backward, (grad, self), padding=padding))
+    backward = Op(f"{name}BackwardBackward0", lambda grad_output, self, *, padding: unpad(grad_output, self, padding),
+                  grad_output=lambda grad, padding: _apply(forward, (grad,), padding=padding),
+                  self=lambda grad: _F().zeros_like(grad))
+    return forward
+
+
+PAD = {(mode, dims): _pad_ops(f"{kind}Pad{dims}D", mode, dims)
+       for mode, kind in (("reflect", "Reflection"), ("replicate", "Replication")) for dims in (1, 2, 3)}
+
+
+# ---------------------------------------------------------------------------------------
+# pairwise distances: cdist's own kernel, and the matmul form PyTorch differentiates itself
+_CDIST_BACKWARD = "_cdist_backward"
+cdist_backward = Op(
+    "CdistBackwardBackward0", lambda grad, x1, x2, cdist, *, p: KN.cdist_backward(grad, x1, x2, p, cdist),
+    grad=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD),
+    x1=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD),
+    x2=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD),
+    cdist=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD))
+
+cdist = Op(
+    "CdistBackward0", lambda x1, x2, *, p: KN.cdist(x1, x2, p),
+    x1=lambda grad, x1, x2, p, result: _apply(cdist_backward, (grad.contiguous(), x1, x2, result), p=p),
+    x2=lambda grad, x1, x2, p, result: _apply(cdist_backward, (grad.mT.contiguous(), x2, x1, result.mT.contiguous()),
+                                              p=p))
+
+
+def _euclidean_ratio(grad, result):
+    return (grad / result).masked_fill(result == 0, 0)
+
+
+euclidean_dist = Op(
+    "EuclideanDistBackward0", lambda x1, x2: KN.euclidean_dist(x1, x2),
+    x1=lambda grad, x1, x2, result: (x1 * _euclidean_ratio(grad, result).sum(-1, keepdim=True)
+                                     - _euclidean_ratio(grad, result).matmul(x2)),
+    x2=lambda grad, x1, x2, result: (x2 * _euclidean_ratio(grad, result).sum(-2).unsqueeze(-1)
+                                     - _euclidean_ratio(grad, result).mT.matmul(x1)))

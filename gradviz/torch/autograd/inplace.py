@@ -83,7 +83,13 @@ def apply_inplace(op, self, inputs, params):
     out = _forward_checked(op, arrays, params, self)
     if out is not self._data:
         np.copyto(self._data, out, casting="unsafe")
+    # Another view of the same storage read by this op (out[:, :1].copy_(out[:, -1:])) enters
+    # the node with the history it had when the op began, as PyTorch takes edges before writing.
+    current = [x for x in inputs[1:] if isinstance(x, Tensor) and x._base is not None and x._vbox is self._vbox
+               and x._view_version == self._vbox[0]] if tracks_base or needs_grad else ()
     self._vbox[0] += 1
+    for other in current:
+        other._view_version = self._vbox[0]
     if self._inference and not STATE.inference:
         # PyTorch performs the update, then refuses it.
         raise _errors.inference_tensor_inplace()

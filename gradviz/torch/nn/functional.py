@@ -163,13 +163,13 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def pad(input, pad, mode="constant", value=None):
+    if mode != "constant":
+        return _functional_resize.pad_modes(input, pad, mode, value)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.dim():
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {input.dim()}")
-    if mode != "constant":
-        raise NotImplementedError(f"gradviz: F.pad mode '{mode}' is not supported yet")
     return _apply(ops.constant_pad_nd, (input,), pad=tuple(int(p) for p in pad),
                   value=0.0 if value is None else value)
 
@@ -542,5 +542,13 @@ def unsafe_chunk(input, chunks, dim=0):
     split = -(-size // chunks)
     return _apply(ops.unsafe_split, (input,), split_size=split, dim=_F.wrap_dim(dim, input.dim()))
 
+
+# attention, resizing, padding modes and group norm live in modules of their own
+from . import _functional_resize  # noqa: E402
+from ._functional_resize import (  # noqa: E402,F401
+    group_norm, interpolate, upsample, upsample_bilinear, upsample_nearest)
+from ._functional_attention import (  # noqa: E402,F401
+    _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
+    multi_head_attention_forward, scaled_dot_product_attention)
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in ("np", "numbers", "warnings", "ops")]

@@ -135,3 +135,6 @@ class Softmin(_SoftmaxBase):
 
 
 torch_module_name(globals(), "torch.nn.modules.activation")
+
+# PyTorch defines MultiheadAttention in this module; gradviz keeps it in attention.py.
+from .attention import MultiheadAttention  # noqa: E402,F401
