@@ -18,6 +18,8 @@ import sys
 import warnings
 from dataclasses import dataclass
 
+from . import float_noise
+
 
 @dataclass(frozen=True)
 class CellWarning:
@@ -54,6 +56,7 @@ class WarningCatcher:
             warnings.filterwarnings("always", category=DeprecationWarning, module="__main__")
             for category in (PendingDeprecationWarning, ImportWarning, ResourceWarning):
                 warnings.filterwarnings("ignore", category=category)
+            float_noise.silence_in_engine()
             warnings.showwarning = self.show
             yield self
 

@@ -34,6 +34,14 @@ SCRIPTS = {
         # %%
         warnings.warn("look out")
     """,
+    "float_overflow_is_silent_but_users_numpy_warns": """
+        import numpy as np
+        import torch
+        x = torch.tensor([1000.0, 0.0, -1.0], requires_grad=True)
+        y = x.exp() + x.log() + x.sqrt() + 1 / x[1:2]
+        y.sum().backward()
+        np.exp(np.float32(1000))
+    """,
     "copy_construct": """
         import torch
         a = torch.ones(2, requires_grad=True)

@@ -3,6 +3,7 @@
 numpy and the standard library only; nothing here imports the inspection, rendering
 or CLI layers.
 """
+from ..float_noise import silence_in_engine as _silence_float_noise
 from . import _dtypes
 from . import _errors as _errors_module
 from ._dtypes import (bool, complex64, complex128, dtype, float16, float32, float64, int8, int16, int32,  # noqa: F401
@@ -132,3 +133,5 @@ from . import linalg, nn, optim, special, utils  # noqa: E402,F401
 from . import random  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401
+
+_silence_float_noise()

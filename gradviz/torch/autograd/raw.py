@@ -49,8 +49,9 @@ def raw_version(formula):
                 return None
         elif ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE", "LOAD_NAME", "IMPORT_NAME"):
             return None
-    return types.FunctionType(formula.__code__, {"F": namespace, "__builtins__": {}}, formula.__name__,
-                              formula.__defaults__)
+    # __name__ keeps the formula's module for the warnings machinery (its filters match it)
+    globals_ = {"F": namespace, "__builtins__": {}, "__name__": formula.__module__}
+    return types.FunctionType(formula.__code__, globals_, formula.__name__, formula.__defaults__)
 
 
 def raw_formulas(op):
