@@ -28,6 +28,7 @@ from ._functions import (  # noqa: F401
     logical_and, logical_or, logical_xor, count_nonzero, nonzero, argwhere, masked_select, broadcast_to, tile,
     unflatten, ravel, positive, diagonal, diag_embed, diag, index_add, scatter, scatter_add, take_along_dim, exp2,
     logit, xlogy, hypot, logaddexp, float_power, nansum, nanmean, median, meshgrid,
+    atleast_1d, atleast_2d, atleast_3d, hstack, vstack, row_stack, dstack, column_stack,
 )
 from ._dtypes import promote_types  # noqa: F401
 from ._fn_random import randint_like  # noqa: F401

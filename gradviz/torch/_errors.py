@@ -666,3 +666,13 @@ def pack_lengths_unsorted():
     return RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can "
                         "pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this "
                         "requirement if you do not need ONNX exportability.")
+
+
+# ----- movedim -------------------------------------------------------------------------
+def movedim_count_mismatch(source, destination):
+    return RuntimeError(f"movedim: Invalid source or destination dims: source ({list(source)} dims) should contain "
+                        f"the same number of dims as destination ({list(destination)} dims)")
+
+
+def movedim_repeated(which, dims):
+    return RuntimeError(f"movedim: repeated dim in `{which}` ({list(dims)})")

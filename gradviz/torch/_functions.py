@@ -465,6 +465,21 @@ def rsub(input, other, *, alpha=1):
     return apply(_ops.rsub, (input, other), _alpha(alpha))
 
 
+# C++ gradient formulas combine a tensor with a number through ATen's Scalar overloads, whose
+# nodes (AddBackward1, MulBackward1...) differ from those of Python's ``t + 1`` (AddBackward0);
+# the op table's formulas use these where PyTorch's do, so double-backward graphs match.
+def scalar_add(input, number):
+    return apply(_ops.add_scalar, (input, number), _ops.ALPHA_ONE)
+
+
+def scalar_sub(input, number):
+    return apply(_ops.sub_scalar, (input, number), _ops.ALPHA_ONE)
+
+
+def scalar_mul(input, number):
+    return apply(_ops.mul_scalar, (input,), {"other": number})
+
+
 _NO_OPTIONS = graph._NO_OPTIONS  # shared by the calls of ops without options (nothing writes to it)
 
 
@@ -1621,7 +1636,7 @@ def apply_slicing(self, index):
             advanced.append((dim, np.zeros(1 if i else 0, dtype=np.int64)))
             dim += 1
         elif isinstance(i, slice):
-            if i != slice(None):
+            if not _whole_slice(i, out._data.shape[dim]):
                 out = _slice(out, dim, i.start, i.stop, i.step)
             dim += 1
         elif isinstance(i, (_int, np.integer)) or (
@@ -1635,6 +1650,15 @@ def apply_slicing(self, index):
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              "valid indices (got " + builtins.type(i).__name__ + ")")
     return out, advanced
+
+
+def _whole_slice(item, size):
+    """PyTorch skips a slice of an index tuple that keeps a whole dim: it starts at 0 as
+    written (-size does not count), steps by 1 and stops at or past the end."""
+    start = 0 if item.start is None else item.start
+    stop = size if item.stop is None else item.stop
+    step = 1 if item.step is None else item.step
+    return start == 0 and step == 1 and stop >= size
 
 
 def index_tuple(index):
@@ -1839,6 +1863,65 @@ def stack(tensors, dim=0, *, out=None):
     return apply(_ops.stack, tensors, {"dim": wrap_dim(dim, len(ref) + 1)})
 
 
+def _each_at_least(shape_for, tensors):
+    """atleast_Nd: one tensor in, one out; several (or a list) in, a tuple out."""
+    many = len(tensors) != 1 or isinstance(tensors[0], (list, tuple))
+    items = tensors[0] if len(tensors) == 1 and many else tensors
+    out = tuple(shape_for(t) for t in items)
+    return out if many else out[0]
+
+
+def atleast_1d(*tensors):
+    return _each_at_least(lambda t: reshape(t, (1,)) if t.dim() == 0 else t, tensors)
+
+
+def atleast_2d(*tensors):
+    return _each_at_least(lambda t: reshape(t, (1, 1)) if t.dim() == 0 else unsqueeze(t, 0) if t.dim() == 1 else t,
+                          tensors)
+
+
+def atleast_3d(*tensors):
+    def grow(t):
+        if t.dim() == 0:
+            return reshape(t, (1, 1, 1))
+        if t.dim() == 1:
+            return unsqueeze(unsqueeze(t, 0), -1)
+        return unsqueeze(t, -1) if t.dim() == 2 else t
+    return _each_at_least(grow, tensors)
+
+
+def _stack_of(name, tensors, joined):
+    if isinstance(tensors, _tensor.Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return joined(tensors)
+
+
+def hstack(tensors, *, out=None):
+    def joined(ts):
+        ts = atleast_1d(ts)
+        return cat(ts, 0 if ts[0].dim() == 1 else 1, out=out)
+    return _stack_of("hstack", tensors, joined)
+
+
+def vstack(tensors, *, out=None):
+    return _stack_of("vstack", tensors, lambda ts: cat(atleast_2d(ts), 0, out=out))
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None):
+    return _stack_of("dstack", tensors, lambda ts: cat(atleast_3d(ts), 2, out=out))
+
+
+def column_stack(tensors, *, out=None):
+    return _stack_of("column_stack", tensors, lambda ts: hstack(
+        [reshape(t, (t.numel(), 1)) if t.dim() <= 1 else t for t in ts], out=out))
+
+
 def repeat(self, *repeats, **keyword):
     repeats = _shape_args(_sizes_or_keyword(repeats, keyword, "repeats"))
     if len(repeats) < self._data.ndim:
@@ -1961,8 +2044,21 @@ def lerp_(self, end, weight):
 
 
 def movedim(input, source, destination):
-    order = list(np.moveaxis(np.arange(input._data.ndim), source, destination))
-    return permute(input, *[_int(i) for i in order])
+    source = list(source) if isinstance(source, (list, tuple)) else [source]
+    destination = list(destination) if isinstance(destination, (list, tuple)) else [destination]
+    if len(source) != len(destination):
+        raise _errors.movedim_count_mismatch(source, destination)
+    ndim = input.dim()
+    moved = [wrap_dim(_int(d), ndim) for d in source]
+    targets = [wrap_dim(_int(d), ndim) for d in destination]
+    for which, given, dims in (("source", source, moved), ("destination", destination, targets)):
+        if len(set(dims)) != len(dims):
+            raise _errors.movedim_repeated(which, given)
+    # result dim i reads input dim order[i]: moved dims at their targets, the rest in order
+    staying = iter(d for d in range(ndim) if d not in moved)
+    placed = dict(zip(targets, moved))
+    order = [placed[i] if i in placed else next(staying) for i in range(ndim)]
+    return permute(input, *order)
 
 
 moveaxis = movedim

@@ -437,6 +437,26 @@ def median_dim(x, dim, keepdim):
     return values, idx.astype(np.int64)
 
 
+def contiguous_strides(shape):
+    """PyTorch's strides, in elements, for a contiguous tensor of ``shape`` (a size-0 dim
+    counts as 1, so an empty tensor's strides are those of a non-empty one)."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def unsqueeze_array(x, dim):
+    """A view with a new dim of size 1 at ``dim``, strided as PyTorch strides it: the new dim
+    steps over the dim after it (1 at the end), where numpy's expand_dims would pick another
+    stride that a size-1 dim never uses but ``stride()`` shows."""
+    dim = dim % (x.ndim + 1)
+    step = x.strides[dim] * x.shape[dim] if dim < x.ndim else x.itemsize
+    return np.lib.stride_tricks.as_strided(x, x.shape[:dim] + (1,) + x.shape[dim:],
+                                           x.strides[:dim] + (step,) + x.strides[dim:], writeable=x.flags.writeable)
+
+
 def sum_to_shape(x, shape):
     """Sum a broadcast gradient back down to ``shape`` (the array form of sum_to_size)."""
     lead = x.ndim - len(shape)

@@ -168,17 +168,24 @@ div = Op("DivBackward0", lambda self, other: K.true_divide_arrays(self, other), 
 neg = Op("NegBackward0", lambda self: -self, self=lambda grad: -grad)
 reciprocal = Op("ReciprocalBackward0", lambda self: K.true_divide_arrays(1, self),
                 self=lambda grad, result: -grad * result * result)
+# C++ code multiplies and divides by a number through the Scalar overloads (MulBackward1);
+# Python's ``t * 2`` wraps the number in a tensor instead (MulBackward0).
+mul_scalar = Op("MulBackward1", lambda self, *, other: (self * other).astype(self.dtype, copy=False),
+                self=lambda grad, other: grad * other)
+div_scalar = Op("DivBackward1", lambda self, *, other: (self / other).astype(self.dtype, copy=False),
+                self=lambda grad, other: grad / other)
 pow_scalar = Op("PowBackward0", lambda self, *, exponent: K.power_arrays(self, exponent),
                 self=lambda grad, self, exponent: (F.zeros_like(self) if exponent == 0 else
-                                                   grad * (exponent * self.pow(exponent - 1))))
+                                                   grad * F.scalar_mul(self.pow(exponent - 1), exponent)))
 pow_tensor = Op("PowBackward1", lambda self, exponent: K.power_arrays(self, exponent), promotes=True,
-                self=lambda grad, self, exponent: grad * (exponent * self.pow(exponent - 1)),
+                self=lambda grad, self, exponent: F.where(exponent == 0, 0.0, grad * (
+                    exponent * self.pow(F.scalar_sub(exponent, 1)))),
                 exponent=lambda grad, self, result: grad * F.where(self == 0, 0.0, result * self.log()))
 pow_scalar_base = Op("PowBackward2", lambda self, exponent: K.power_arrays(self, exponent), promotes=True,
                      # PyTorch's pow_backward_exponent: 0 ** x has gradient 0 where x >= 0
                      exponent=lambda grad, self, exponent, result: grad * (
-                         F.where(exponent >= 0, 0.0, result * float(np.log(self))) if self == 0
-                         else result * float(np.log(self))))
+                         F.where(exponent >= 0, 0.0, F.scalar_mul(result, float(np.log(self)))) if self == 0
+                         else F.scalar_mul(result, float(np.log(self)))))
 
 # ---------------------------------------------------------------------------------------
 # linear algebra
@@ -227,7 +234,7 @@ threshold_backward = Op("ThresholdBackwardBackward0",
                             grad_output, self, threshold),
                         grad_output=lambda grad, self, threshold: F.threshold_backward(grad, self, threshold),
                         self=lambda grad: F.zeros_like(grad))
-sqrt = Op("SqrtBackward0", np.sqrt, self=lambda grad, result: grad / (2 * result))
+sqrt = Op("SqrtBackward0", np.sqrt, self=lambda grad, result: grad / F.scalar_mul(result, 2))
 abs = Op("AbsBackward0", np.abs, self=lambda grad, self: grad * F.sgn(self))  # noqa: A001
 clamp = Op("ClampBackward1", lambda self, *, min, max: K.clamp_array(self, min, max),
            self=lambda grad, self, min, max: F.where(F.clamp_mask(self, min, max), grad, 0.0))
@@ -300,7 +307,7 @@ permute = Op("PermuteBackward0", lambda self, *, dims: self.transpose(dims), vie
              self=lambda grad, dims: grad.permute(_invert(dims)))
 transpose = Op("TransposeBackward0", lambda self, *, dim0, dim1: np.swapaxes(self, dim0, dim1), view=True,
                self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
-unsqueeze = Op("UnsqueezeBackward0", lambda self, *, dim: np.expand_dims(self, dim), view=True,
+unsqueeze = Op("UnsqueezeBackward0", lambda self, *, dim: K.unsqueeze_array(self, dim), view=True,
                self=lambda grad, dim: grad.squeeze(dim))
 squeeze_all = Op("SqueezeBackward0", lambda self, *, self_sym_sizes: self.reshape(
     [s for s in self.shape if s != 1]), view=True,
@@ -387,9 +394,10 @@ index_put = Op("IndexPutBackward0", lambda self, values, *, indices: K.index_put
 # ---------------------------------------------------------------------------------------
 # more elementwise math (issue 3): rounding ops have zero gradient, as in PyTorch
 _zero_grad = lambda grad: F.zeros_like(grad)  # noqa: E731
-log1p = Op("Log1PBackward0", np.log1p, self=lambda grad, self: grad / (self + 1))
-expm1 = Op("Expm1Backward0", np.expm1, self=lambda grad, result: grad * (result + 1))
-rsqrt = Op("RsqrtBackward0", lambda self: K.rsqrt_array(self), self=lambda grad, result: grad * (result.pow(3) * -0.5))
+log1p = Op("Log1PBackward0", np.log1p, self=lambda grad, self: grad / F.scalar_add(self, 1))
+expm1 = Op("Expm1Backward0", np.expm1, self=lambda grad, result: grad * F.scalar_add(result, 1))
+rsqrt = Op("RsqrtBackward0", lambda self: K.rsqrt_array(self),
+           self=lambda grad, result: F.scalar_mul(grad, -0.5) * result.pow(3))
 floor = Op("FloorBackward0", np.floor, self=_zero_grad)
 ceil = Op("CeilBackward0", np.ceil, self=_zero_grad)
 round = Op("RoundBackward0", lambda self: np.round(self), self=_zero_grad)  # noqa: A001
@@ -398,16 +406,16 @@ trunc = Op("TruncBackward0", np.trunc, self=_zero_grad)
 sign = Op("SignBackward0", np.sign, self=_zero_grad)
 sgn = Op("SgnBackward0", np.sign, self=_zero_grad)
 frac = Op("FracBackward0", lambda self: self - np.trunc(self), self=lambda grad: grad)
-tan = Op("TanBackward0", np.tan, self=lambda grad, result: grad * (1 + result * result))
-asin = Op("AsinBackward0", np.arcsin, self=lambda grad, self: grad * (1 - self * self).rsqrt())
-acos = Op("AcosBackward0", np.arccos, self=lambda grad, self: -grad * (1 - self * self).rsqrt())
-atan = Op("AtanBackward0", np.arctan, self=lambda grad, self: grad / (1 + self * self))
+tan = Op("TanBackward0", np.tan, self=lambda grad, result: grad * F.scalar_add(result.pow(2), 1))
+asin = Op("AsinBackward0", np.arcsin, self=lambda grad, self: grad * F.scalar_add(-self * self, 1).rsqrt())
+acos = Op("AcosBackward0", np.arccos, self=lambda grad, self: grad * -F.scalar_add(-self * self, 1).rsqrt())
+atan = Op("AtanBackward0", np.arctan, self=lambda grad, self: grad / F.scalar_add(self * self, 1))
 sinh = Op("SinhBackward0", np.sinh, self=lambda grad, self: grad * self.cosh())
 cosh = Op("CoshBackward0", np.cosh, self=lambda grad, self: grad * self.sinh())
-log2 = Op("Log2Backward0", np.log2, self=lambda grad, self: grad / (self * 0.6931471805599453))
-log10 = Op("Log10Backward0", np.log10, self=lambda grad, self: grad / (self * 2.302585092994046))
+log2 = Op("Log2Backward0", np.log2, self=lambda grad, self: grad / F.scalar_mul(self, 0.6931471805599453))
+log10 = Op("Log10Backward0", np.log10, self=lambda grad, self: grad / F.scalar_mul(self, 2.302585092994046))
 erf = Op("ErfBackward0", lambda self: K.erf_array(self),
-         self=lambda grad, self: grad * ((-self * self).exp() * 1.1283791670955126))
+         self=lambda grad, self: F.scalar_mul((-self.pow(2)).exp(), 1.1283791670955126) * grad)
 # At (0, 0) PyTorch gives a zero gradient rather than 0/0.
 atan2 = Op("Atan2Backward0", lambda self, other: np.arctan2(self, other), promotes=True,
            self=lambda grad, self, other: grad * F.where(self * self + other * other == 0, 0.0,
@@ -448,9 +456,10 @@ amin = Op("AminBackward0", lambda self, *, dim, keepdim: np.amin(self, axis=dim,
 
 # ---------------------------------------------------------------------------------------
 # joining and splitting
-cat = Op("CatBackward0", lambda *tensors, dim, sizes: np.concatenate(tensors, axis=dim),
+# numpy lays a join of transposed arrays out transposed; PyTorch's result is contiguous
+cat = Op("CatBackward0", lambda *tensors, dim, sizes: np.ascontiguousarray(np.concatenate(tensors, axis=dim)),
          tensors=lambda grad, dim, sizes: F.cat_backward(grad, sizes, dim))
-stack = Op("StackBackward0", lambda *tensors, dim: np.stack(tensors, axis=dim),
+stack = Op("StackBackward0", lambda *tensors, dim: np.ascontiguousarray(np.stack(tensors, axis=dim)),
            tensors=lambda grad, dim: grad.unbind(dim))
 split = Op("SplitBackward0", lambda self, *, split_size, dim, self_sym_sizes: K.split_array(self, split_size, dim),
            view=True, multi_output=True, keeps=("split_size", "self_sym_sizes"),

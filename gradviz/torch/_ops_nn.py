@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _kernels as K
 from . import _kernels_nn as KN
-from ._ops import Op
+from ._ops import Op, div_scalar, mul_scalar  # noqa: F401 (nn code applies them from here)
 from .autograd import graph
 
 # PyTorch's Reduction enum, as its nodes save it (``_saved_reduction`` is an int).
@@ -453,11 +453,6 @@ unsafe_split = Op(
     multi_output=True,
     self=lambda grads, dim: _F().cat(grads, dim), keeps=("split_size",))
 
-# C++ composites multiply and divide by Python scalars through the Scalar overloads.
-mul_scalar = Op("MulBackward1", lambda self, *, other: (self * other).astype(self.dtype, copy=False),
-                self=lambda grad, other: grad * other)
-div_scalar = Op("DivBackward1", lambda self, *, other: (self / other).astype(self.dtype, copy=False),
-                self=lambda grad, other: grad / other)
 
 # ---------------------------------------------------------------------------------------
 # recurrent layers (nn.LSTM and packed sequences)

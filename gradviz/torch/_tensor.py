@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from . import _dtypes, _errors
+from . import _kernels as K
 from . import _functions as F
 from .autograd.grad_mode import STATE
 from .autograd import graph as _graph_module
@@ -124,7 +125,10 @@ class Tensor:
         return self._data.itemsize
 
     def stride(self, dim=None):
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        if self._data.size:
+            strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        else:  # numpy zeroes an empty array's strides; PyTorch keeps contiguous ones
+            strides = K.contiguous_strides(self._data.shape)
         return strides if dim is None else strides[F.wrap_dim(dim, self._data.ndim)]
 
     def is_contiguous(self, memory_format=None):
