@@ -1,5 +1,6 @@
-# A transformer-style block in real PyTorch: attention, layer norms, an MLP, residuals.
-# gradviz's own engine lacks nn.MultiheadAttention; run it on the installed PyTorch:
+# A transformer-style block: attention, layer norms, an MLP, residuals. It runs on
+# gradviz's engine and on the installed PyTorch alike, with the same numbers:
+#   gradviz run samples/transformer_block.py --graph block.svg
 #   gradviz run samples/transformer_block.py --engine torch --graph block.svg
 import torch
 import torch.nn as nn

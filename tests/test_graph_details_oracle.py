@@ -106,3 +106,22 @@ def test_first_derivatives_record_pytorchs_nodes(expression):
 def test_known_differences_are_still_different(expression):
     """A difference fixed must move to MATCHING, so the list above stays true."""
     assert _first_derivative_graphs(gtorch, expression) != _first_derivative_graphs(torch, expression)
+
+
+def _slots_saved(node):
+    if hasattr(node, "saved_items"):  # gradviz: what the node holds
+        return sorted(name for name, _ in node.saved_items())
+    return sorted(a[len("_saved_"):] for a in dir(node) if a.startswith("_saved_") and getattr(node, a) is not None)
+
+
+@pytest.mark.parametrize("input_requires_grad", [False, True])
+@pytest.mark.parametrize("module", ["BatchNorm2d(3)", "GroupNorm(3, 3)", "LayerNorm(8)", "Conv2d(3, 4, 3)",
+                                    "BatchNorm2d(3).eval()"])
+def test_norms_save_every_slot_even_for_a_constant_input(module, input_requires_grad):
+    """ATen's norms compute all gradients in one kernel, so their nodes save weight (and
+    layer norm's bias) even when only the parameters need gradients, as for a first layer."""
+    def run(T):
+        T.manual_seed(0)
+        x = T.randn(2, 3, 8, 8, requires_grad=input_requires_grad)
+        return _slots_saved(eval("T.nn." + module)(x).grad_fn)
+    assert run(gtorch) == run(torch)

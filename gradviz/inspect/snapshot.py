@@ -198,7 +198,8 @@ def _node(node_id, node, index, names, forward, out_names, calls):
         edges.append(Edge(i, None if nxt is None else index[id(nxt)], nr))
     op = forward.op_of(node) if forward is not None else None
     origins = {slot: (is_out, i) for slot, is_out, i in op.saved} if op is not None and op.saved else {}
-    saved = tuple([_saved(slot, value, names, forward, op, origins.get(slot)) for slot, value in _ordered(node)])
+    saved = tuple([_saved(slot, value, names, forward, op, origins.get(slot)) for slot, value in _ordered(node)
+                   if not _undefined(node, slot, value)])
     leaf = _leaf(node.variable, names, forward) if cls == "AccumulateGrad" else None
     inner = node.fn.name() if cls == "CopySlices" and getattr(node, "fn", None) is not None else None
     outputs = _OUTPUTS[getattr(node, "_output_meta", ()) or ()]
@@ -252,6 +253,15 @@ def dtype_name(dtype):
     if name is None:
         name = _DTYPE_NAMES[dtype] = np.dtype(dtype).name
     return name
+
+
+def _undefined(node, slot, value):
+    """An optional tensor input given as None (sdpa's attn_mask): PyTorch's slot holds an
+    undefined tensor, which saves nothing, so the picture leaves it out as PyTorch's does."""
+    if value is not None:
+        return False
+    op = getattr(node, "_op", None)
+    return op is not None and slot in op.input_index
 
 
 def _saved(slot, value, names, forward, op, origin):

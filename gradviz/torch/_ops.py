@@ -43,10 +43,10 @@ class Op:
     __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
                  "saved_names", "unread_options", "view", "promotes", "arithmetic", "multi_output", "variadic",
                  "save_plan", "save_plan_used", "plans", "positions", "raw", "raw_steps", "special", "last_sig",
-                 "last_call", "plain")
+                 "last_call", "plain", "joint", "hidden")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, arithmetic=False, multi_output=False,
-                 keeps=(), plain=None, outputs=(), **formulas):
+                 keeps=(), plain=None, outputs=(), joint=False, hidden=(), **formulas):
         inputs, options, self.variadic = _signature(forward)
         self.node_name = node_name
         self.node_class = node_class(node_name)
@@ -60,8 +60,14 @@ class Op:
         # A node keeps what its formulas read, as PyTorch's do: the inputs and outputs named in
         # them and those options; other options only steer the forward (sum's dtype, view's size).
         # ``keeps`` names options PyTorch saves although our formula does without them.
-        self.saved_names = frozenset(a for args in self.formula_args for a in args) | frozenset(keeps)
-        self.unread_options = frozenset(options) - self.saved_names
+        # ``hidden`` names options our formulas read but PyTorch's node does not save (layer
+        # norm's eps: ATen's backward reads the saved rstd instead): kept, never shown.
+        self.hidden = frozenset(hidden)
+        self.saved_names = (frozenset(a for args in self.formula_args for a in args) | frozenset(keeps)) - self.hidden
+        # ``joint``: ATen computes every input's gradient in one backward kernel (the norms), so
+        # its node saves every slot whenever any input needs a gradient.
+        self.joint = joint
+        self.unread_options = frozenset(options) - self.saved_names - self.hidden
         # Per differentiable input: the (slot, input position, output index) its formula reads,
         # in declaration order so saved slots list the same way on every run. Outputs are
         # ``result``, ``result1``... unless ``outputs`` names them as PyTorch's node does.

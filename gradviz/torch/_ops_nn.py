@@ -196,7 +196,7 @@ layer_norm = Op(
         grads, input, weight, normalized_shape, eps),
     weight=lambda grads, input, normalized_shape, result1, result2, eps: grads[0] * _normalize(
         input, _ln_dims(input, normalized_shape), eps)[0],
-    bias=lambda grads: grads[0])
+    bias=lambda grads: grads[0], joint=True, hidden=("eps",))
 
 
 def _bn_dims(x):
@@ -233,7 +233,7 @@ batch_norm = Op(
         grads, input, weight, running_var, training, eps),
     weight=lambda grads, input, running_mean, running_var, training, eps, result1, result2: _bn_weight(
         grads, input, running_mean, running_var, training, eps),
-    bias=lambda grads: grads[0].sum(_bn_dims(grads[0])), keeps=("momentum",))
+    bias=lambda grads: grads[0].sum(_bn_dims(grads[0])), joint=True)
 
 # ---------------------------------------------------------------------------------------
 # softmax family
@@ -611,7 +611,7 @@ native_group_norm = Op(
     input=lambda grads, input, weight, N, C, HxW, group, eps, result1, result2: _gn_input(
         grads, input, weight, N, group, eps),
     weight=lambda grads, input, N, C, HxW, group, eps, result1, result2: _gn_weight(grads, input, N, group, eps),
-    bias=lambda grads: grads[0].sum(_bn_dims(grads[0])))
+    bias=lambda grads: grads[0].sum(_bn_dims(grads[0])), joint=True)
 
 
 # ---------------------------------------------------------------------------------------

@@ -508,8 +508,9 @@ def _plan_for(op, needs):
     """The slots to save, each once, in the formulas' order; worked out once per needs
     pattern and kept in ``op.plans``."""
     plan = {}
+    joint = op.joint and any(needs)
     for k, need in enumerate(needs):
-        if need:
+        if need or joint:
             for name, position, result_index in op.save_plan[0 if op.variadic else k]:
                 if name not in plan and (position >= 0 or result_index >= 0):
                     plan[name] = (name, position, result_index)

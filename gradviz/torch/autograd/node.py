@@ -404,7 +404,8 @@ class Node:
         if attr.startswith("_saved_"):
             saved = object.__getattribute__(self, "_saved")
             key = attr[len("_saved_"):]
-            if saved is not None and key in saved:
+            op = object.__getattribute__(self, "_op")
+            if saved is not None and key in saved and (op is None or key not in op.hidden):
                 value = self._slot(key)
                 if isinstance(value, SavedTensor):
                     return value.unpack(self)
@@ -413,7 +414,6 @@ class Node:
                 if isinstance(value, FreedSlot):
                     raise _errors.freed(node=self, freed_by=self._freed_by)
                 return value
-            op = object.__getattribute__(self, "_op")
             if op is not None and key in op.saved_names:
                 return None
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
@@ -440,8 +440,8 @@ class Node:
         """Is this saved value a number given in place of a tensor input (mul(x, 2.0)'s other)?
         Those are kept bare, and wrapped as a SavedScalar only when asked for as a slot."""
         op = self._sig[SIG_OP]
-        return op is not None and type(value) is not SavedTensor and type(value) is not FreedSlot and \
-            type(value) is not SavedScalar and key in op.input_index
+        return op is not None and value is not None and type(value) is not SavedTensor and \
+            type(value) is not FreedSlot and type(value) is not SavedScalar and key in op.input_index
 
     def _slot(self, key):
         saved = self._saved
@@ -453,7 +453,11 @@ class Node:
     def saved_items(self):
         """[(name, SavedTensor | SavedScalar | FreedSlot | plain value)] for inspection."""
         saved = self._saved
-        return [(key, self._slot(key)) for key in saved] if saved else []
+        if not saved:
+            return []
+        op = self._sig[SIG_OP]
+        hidden = op.hidden if op is not None else ()
+        return [(key, self._slot(key)) for key in saved if key not in hidden]
 
     def release_saved(self, freed_by=None):
         saved = self._saved
