@@ -1,7 +1,7 @@
-"""Sums and means round as PyTorch's CPU kernels round them: every bit of the result agrees
-with real PyTorch, across lengths around the vector width and the cascade's block sizes,
-reduced rows and columns, several axes at once, transposed and sliced inputs, and the
-gradients that undo broadcasting (which PyTorch also computes with its sum)."""
+"""Sums, means and norms round as PyTorch's CPU kernels round them: every bit of the result
+agrees with real PyTorch, across lengths around the vector width and the cascade's block
+sizes, reduced rows and columns, several axes at once, transposed and sliced inputs, the
+gradients that undo broadcasting (which PyTorch also computes with its sum), and p-norms."""
 import numpy as np
 import pytest
 
@@ -71,3 +71,34 @@ def test_broadcast_gradients_are_summed_as_pytorch_sums(shape, target):
         (leaf + lib.zeros(shape)).backward(lib.from_numpy(upstream.copy()))
         results.append(leaf.grad.numpy())
     _same_bits(*results)
+
+
+NORM_SHAPES = [(5,), (7, 9), (9, 7), (3, 4, 17), (40, 33), (2, 3, 8, 8), (1, 9), (9, 1), (4, 1000)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
+@pytest.mark.parametrize("p", [2, 1, 3, 2.5])
+@pytest.mark.parametrize("shape", NORM_SHAPES, ids=str)
+def test_vector_norms(shape, p, layout, dtype):
+    x = _values(shape, len(shape) * 100 + int(p * 10), np.float32)
+    dims = [None, 0, -1] + ([(0, 1)] if len(shape) > 1 else [])
+    for dim in dims:
+        results = []
+        for lib in (gtorch, torch):
+            t = lib.from_numpy(x.copy()).to(getattr(lib, dtype))
+            if layout == "transposed":
+                t = t.transpose(0, -1)
+            elif layout == "sliced":
+                t = t[..., ::2]
+            results.append(lib.linalg.vector_norm(t, p, dim=dim).numpy())
+        _same_bits(*results)
+
+
+def test_tensor_norm_prints_as_pytorchs():
+    x = _values(2000, 1, np.float32)
+    assert str(gtorch.from_numpy(x.copy()).norm()) == str(torch.from_numpy(x.copy()).norm())
+    r = _values(2000, 2, np.float32)
+    ours = (gtorch.from_numpy(r.copy()) * gtorch.from_numpy(x.copy()) ** 2).sum()
+    theirs = (torch.from_numpy(r.copy()) * torch.from_numpy(x.copy()) ** 2).sum()
+    assert str(ours) == str(theirs)

@@ -253,6 +253,8 @@ def erf_array(x):
 
 
 def vector_norm(x, ord, dim, keepdim):
+    if x.dtype in (np.float32, np.float64) and ord not in (0, float("inf"), float("-inf")) and ord > 0:
+        return KR.vector_norm(x, ord, dim, keepdim)  # added in PyTorch's order, to round as it does
     a = np.abs(x)
     if ord == float("inf"):
         out = a.max(axis=dim, keepdims=keepdim)

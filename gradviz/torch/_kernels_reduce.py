@@ -17,6 +17,8 @@ by PyTorch in a way that depends on the machine; there the cascade runs without 
 Every helper reduces axis 0 and treats any further axes as independent lanes, so many rows
 are summed by one numpy call per step instead of a Python loop per row.
 """
+import math
+
 import numpy as np
 
 GRAIN = 32768  # PyTorch's grain size: a reduction this long or shorter runs on one thread
@@ -197,3 +199,109 @@ def cascade_mean(x, axis=None, keepdims=False):
     count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64)) if x.ndim else 1
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.asarray(total / x.dtype.type(count), dtype=x.dtype)
+
+
+def _sequential_per_output(terms, reduced):
+    """For each output, its terms added one by one in TensorIterator's order (the reduced
+    dims innermost by stride, the innermost fastest), as binary_kernel_reduce adds them."""
+    kept = [a for a in range(terms.ndim) if a not in reduced]
+    inner_first = sorted(reduced, key=lambda a: abs(terms.strides[a]) if terms.shape[a] > 1 else 0)
+    ordered = terms.transpose(list(reversed(inner_first)) + kept)
+    count = int(np.prod([terms.shape[a] for a in reduced], dtype=np.int64))
+    return _running_sum(ordered.reshape((count,) + ordered.shape[len(reduced):]))
+
+
+def vector_norm(x, ord, axis=None, keepdims=False):
+    """‖x‖_ord over ``axis`` (None: all) for finite ord > 0, rounded as PyTorch's CPU norm:
+    the 2-norm over a contiguous last dim runs ATen's vectorized kernel (eight lanes of
+    running sums of squares, folded in order, the leftover squares added, then sqrt); any
+    other norm adds |x|**ord one by one per output, then takes the ord-th root."""
+    x = np.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    reduced = {a % x.ndim for a in axes} if x.ndim else set()
+    kept_shape = [n for a, n in enumerate(x.shape) if a not in reduced]
+    magnitude = np.abs(x)
+    rows = _contiguous_rows(x, reduced) if ord == 2 and x.size else None
+    if all(x.shape[a] == 1 for a in reduced):  # one element per output: ATen gives |x| as it is
+        result = magnitude.reshape(kept_shape)
+    elif rows is not None:
+        n = rows.shape[1]
+        whole = n - n % _lanes(x.dtype)
+        squares = rows[:, :whole].reshape(rows.shape[0], -1, _lanes(x.dtype))
+        lanes = _running_sum((squares * squares).transpose(1, 0, 2))
+        total = _running_sum(lanes.T)
+        tail = rows[:, whole:]
+        # The compiler turned ATen's scalar tail loop into four-wide steps (squares rounded,
+        # then added) and, for the last few, fused multiply-adds (rounded once).
+        grouped = tail.shape[1] - tail.shape[1] % 4
+        for k in range(tail.shape[1]):
+            value = tail[:, k]
+            total = total + value * value if k < grouped else _fused_multiply_add(value, value, total)
+        result = np.sqrt(total).reshape(kept_shape)
+    else:
+        terms = magnitude * magnitude if ord == 2 else magnitude if ord == 1 else _pow(magnitude, ord)
+        total = _sequential_per_output(terms, reduced) if reduced else terms + x.dtype.type(0)
+        root = x.dtype.type(1) / x.dtype.type(ord)  # computed in the tensor's precision, as ATen does
+        result = (np.sqrt(total) if ord == 2 else total if ord == 1 else _pow(total, root)).reshape(kept_shape)
+    if keepdims:
+        result = result.reshape([1 if a in reduced else n for a, n in enumerate(x.shape)])
+    return np.asarray(result, dtype=x.dtype)
+
+
+def _pow(base, exponent):
+    """C's powf / pow, elementwise, as ATen's scalar kernels call them (numpy's power may be a
+    SIMD approximation, off in the last bit); the exponent is first rounded to the base's
+    precision. Slow, one call per element, but only the rare p-norms with p not 1 or 2 use it."""
+    exponent = base.dtype.type(exponent)
+    if not base.size:
+        return base.copy()
+    powf = _c_powf() if base.dtype == np.float32 else None
+    scalar_pow = powf if powf is not None else math.pow
+    return np.vectorize(scalar_pow, otypes=[np.float64])(base, float(exponent)).astype(base.dtype)
+
+
+_POWF = []
+
+
+def _c_powf():
+    """The C library's powf (float32 pow rounds differently from float64 pow rounded again)."""
+    if not _POWF:
+        import ctypes
+        import ctypes.util
+        try:
+            powf = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6").powf
+            powf.restype, powf.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
+        except (OSError, AttributeError):
+            powf = None
+        _POWF.append(powf)
+    return _POWF[0]
+
+
+def _fused_multiply_add(a, b, c):
+    """a * b + c rounded once (nearly: the wider type's rounding comes first), as FMA does."""
+    wide = np.float64 if a.dtype == np.float32 else np.longdouble
+    return (a.astype(wide) * b.astype(wide) + c.astype(wide)).astype(a.dtype)
+
+
+def _contiguous_rows(x, reduced):
+    """The rows ATen's is_reduce_lastdim path reads, or None when it is not taken: the reduced
+    dims must merge into one run of memory with unit stride (read in memory order), giving
+    one row per output, in output order."""
+    if not _dense(x, reduced):
+        return None
+    kept = [a for a in range(x.ndim) if a not in reduced]
+    by_stride = sorted(reduced, key=lambda a: -abs(x.strides[a]))
+    count = int(np.prod([x.shape[a] for a in reduced], dtype=np.int64))
+    return x.transpose(kept + by_stride).reshape(-1, count)
+
+
+def _dense(x, axes):
+    """Do x's elements along ``axes`` fill one unit-stride block of memory, in some order?"""
+    step = x.itemsize
+    for axis in sorted(axes, key=lambda a: abs(x.strides[a])):
+        if x.shape[axis] == 1:
+            continue
+        if abs(x.strides[axis]) != step:
+            return False
+        step *= x.shape[axis]
+    return True
