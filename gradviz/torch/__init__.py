@@ -31,6 +31,8 @@ from ._functions import (  # noqa: F401
     atleast_1d, atleast_2d, atleast_3d, hstack, vstack, row_stack, dstack, column_stack,
 )
 from ._dtypes import promote_types  # noqa: F401
+from ._type_info import finfo, iinfo  # noqa: F401
+from ._fn_complex import angle, complex, conj, imag, polar, real, view_as_complex, view_as_real  # noqa: F401,A004
 from ._fn_random import randint_like  # noqa: F401
 from ._fn_distance import cdist  # noqa: F401
 from ._fn_einsum import baddbmm, einsum  # noqa: F401

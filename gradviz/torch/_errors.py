@@ -676,3 +676,39 @@ def movedim_count_mismatch(source, destination):
 
 def movedim_repeated(which, dims):
     return RuntimeError(f"movedim: repeated dim in `{which}` ({list(dims)})")
+
+
+# ----- memory ----------------------------------------------------------------------------
+def out_of_memory(nbytes):
+    """PyTorch's CPU allocator refusing a request (numpy's MemoryError, or our guard)."""
+    size = "" if nbytes is None else f" you tried to allocate {nbytes} bytes."
+    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory:"
+                        f"{size} Error code 12 (Cannot allocate memory)")
+
+
+def from_memory_error(exc):
+    """numpy's MemoryError as PyTorch's RuntimeError (numpy's own error knows the size)."""
+    return out_of_memory(getattr(exc, "_total_size", None))
+
+
+# ----- complex numbers -------------------------------------------------------------------
+def complex_parts_dtype(expected_word, got_word):
+    return RuntimeError(f"Expected object of scalar type {expected_word} but got scalar type {got_word} for second "
+                        "argument")
+
+
+def complex_parts_not_float(word_a, word_b):
+    return RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {word_a} and {word_b}")
+
+
+def view_as_real_not_complex():
+    return RuntimeError("view_as_real is only supported for complex tensors")
+
+
+def view_as_complex_dtype(word):
+    return RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a tensor of "
+                        f"scalar type: {word}")
+
+
+def imag_of_real():
+    return RuntimeError("imag is not implemented for tensors with non-complex dtypes.")

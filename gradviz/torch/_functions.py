@@ -4,6 +4,7 @@ functions with the tensor first (see TENSOR_METHODS)."""
 import builtins
 import copy as _copy
 import functools
+import math
 import numbers
 
 import numpy as np
@@ -242,7 +243,25 @@ def _factory(fill, size, dtype, requires_grad, default=None):
     shape = _shape_args(size)
     _check_sizes(shape)
     dt = _resolve_dtype(dtype) or default or _dtypes.DEFAULTS.float_dtype
-    return _new_leaf(fill(shape, dt.np), requires_grad)
+    K.check_allocation(math.prod(shape), dt.np)
+    try:
+        return _new_leaf(fill(shape, dt.np), requires_grad)
+    except MemoryError as exc:
+        raise _errors.from_memory_error(exc) from None
+
+
+def _factory_size(name, size, keyword):
+    """A factory's sizes, given positionally (zeros(2, 3), zeros((2, 3))) or as size=(2, 3)."""
+    if keyword:
+        unexpected = [k for k in keyword if k != "size"]
+        if unexpected:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{unexpected[0]}'")
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        return (keyword["size"],)
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    return size
 
 
 def _check_sizes(shape):
@@ -251,19 +270,21 @@ def _check_sizes(shape):
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, shape))}]")
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None):
+def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None, **keyword):
+    size = _factory_size("zeros", size, keyword)
     if builtins.any(s < 0 for s in _shape_args(size)):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _factory(np.zeros, size, dtype, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None):
-    return _factory(np.ones, size, dtype, requires_grad)
+def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None, **keyword):
+    return _factory(np.ones, _factory_size("ones", size, keyword), dtype, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None, memory_format=None):
+def empty(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None, memory_format=None,
+          **keyword):
     # Uninitialised in PyTorch; zeros here so runs repeat.
-    return _factory(np.zeros, size, dtype, requires_grad)
+    return _factory(np.zeros, _factory_size("empty", size, keyword), dtype, requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -368,6 +389,9 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     dt = _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype
     return _new_leaf(np.eye(n, m, dtype=dt.np), requires_grad)
 
+
+# ----- complex numbers (_fn_complex) ------------------------------------------------------
+from ._fn_complex import angle, conj, imag, polar, real, view_as_complex, view_as_real  # noqa: E402,F401
 
 # ----- random numbers: PyTorch's generator and draws (_fn_random) ---------------------
 from ._fn_random import (  # noqa: E402,F401
@@ -860,9 +884,8 @@ def mv(input, vec, *, out=None):
         return _out_variant("mv", out, (input, vec), lambda: mv(input, vec))
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise _errors.mv_dims(input._data.ndim, vec._data.ndim)
-    if input._data.dtype != vec._data.dtype:
-        result = _dtypes.promote_types(input.dtype, vec.dtype)
-        raise _errors.addmv_dtypes(*(_dtype_word(d) for d in (result, input.dtype, vec.dtype)))
+    if input._data.dtype != vec._data.dtype:  # mv's result takes the vector's dtype
+        raise _errors.addmv_dtypes(*(_dtype_word(d) for d in (vec.dtype, input.dtype, vec.dtype)))
     if input._data.shape[1] != vec._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._data.shape[0]}), mat ({input._data.shape[0]}x"
                            f"{input._data.shape[1]}), vec ({vec._data.shape[0]})")
@@ -904,8 +927,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         if t._data.ndim != 2:
             raise _errors.not_a_matrix(name, t._data.ndim)
     K.check_mm(mat1._data, mat2._data)
-    if mat1._data.dtype != mat2._data.dtype:
-        raise _errors.same_dtype("self", "mat2", _dtype_word(mat1.dtype), _dtype_word(mat2.dtype))
+    for name, t in (("self", input), ("mat1", mat1)):  # ATen checks the bias first
+        if isinstance(t, _tensor.Tensor) and t._data.dtype != mat2._data.dtype:
+            raise _errors.same_dtype(name, "mat2", _dtype_word(t.dtype), _dtype_word(mat2.dtype))
     _check_expand(input._data.shape, (mat1._data.shape[0], mat2._data.shape[1]))
     return apply(_ops.addmm, (input, mat1, mat2), {"beta": beta, "alpha": alpha})
 
@@ -1646,6 +1670,8 @@ def apply_slicing(self, index):
         elif _is_advanced(i):
             advanced.append((dim, _index_array(i)))
             dim += _dims_consumed(i)
+        elif isinstance(i, str):  # PyTorch tries to make a tensor of it
+            raise TypeError("new(): invalid data type 'str'")
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              "valid indices (got " + builtins.type(i).__name__ + ")")
@@ -1690,7 +1716,7 @@ def _is_advanced(i):
     """Tensor, list and mask indices (and Python bools, which PyTorch turns into one)."""
     if isinstance(i, _tensor.Tensor):
         return i._data.ndim > 0 or i._data.dtype.kind == "b"
-    return isinstance(i, (list, tuple, np.ndarray, _bool, np.bool_))
+    return isinstance(i, (list, tuple, range, np.ndarray, _bool, np.bool_))
 
 
 def _index_array(i):
@@ -2550,7 +2576,7 @@ TENSOR_METHODS = (
     "logical_and", "logical_or", "logical_xor", "count_nonzero", "nonzero", "argwhere", "masked_select",
     "broadcast_to", "tile", "unflatten", "ravel", "positive", "diagonal", "diag_embed", "diag", "index_add",
     "index_add_", "scatter", "scatter_", "scatter_add", "scatter_add_", "take_along_dim", "exp2", "logit", "xlogy",
-    "hypot", "logaddexp", "float_power", "nansum", "nanmean", "median",
+    "hypot", "logaddexp", "float_power", "nansum", "nanmean", "median", "conj", "angle",
 )
 multiply_, subtract_ = mul_, sub_
 divide_ = true_divide_ = div_

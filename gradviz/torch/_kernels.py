@@ -88,11 +88,15 @@ def check_mm(a, b):
 def tanh_backward_array(grad_output, output):
     """PyTorch's tanh_backward: grad_output * (1 - output * output); the 1 comes as a cached
     0-d array of output's dtype (scalar_as_array: the same bits, numpy's faster path)."""
+    if output.dtype.kind == "c":
+        return grad_output * np.conj(1 - output * output)
     return grad_output * (scalar_as_array(1.0, output) - output * output)
 
 
 def sigmoid_backward_array(grad_output, output):
     """PyTorch's sigmoid_backward: grad_output * (1 - output) * output."""
+    if output.dtype.kind == "c":
+        return grad_output * np.conj((1 - output) * output)
     return grad_output * (scalar_as_array(1.0, output) - output) * output
 
 
@@ -437,6 +441,68 @@ def median_dim(x, dim, keepdim):
     if not keepdim:
         values, idx = np.squeeze(values, dim), np.squeeze(idx, dim)
     return values, idx.astype(np.int64)
+
+
+def _memory_limit():
+    """The most one tensor may take: the machine's RAM plus swap, or the process's address
+    space limit. Beyond it the allocation fails at once, as PyTorch's does, instead of
+    filling memory piece by piece until the system kills the process."""
+    import os
+    import resource
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 1 << 62
+    try:
+        with open("/proc/meminfo") as f:
+            swap = next((int(line.split()[1]) * 1024 for line in f if line.startswith("SwapTotal:")), 0)
+    except OSError:
+        swap = 0
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return min(total + swap, limit) if limit != resource.RLIM_INFINITY else total + swap
+
+
+_MEMORY_LIMIT = []
+
+
+def check_allocation(count, dtype):
+    """Refuse, with PyTorch's error, a tensor of ``count`` elements that cannot fit."""
+    nbytes = int(count) * np.dtype(dtype).itemsize
+    if nbytes > (1 << 30):  # small tensors need no check
+        if not _MEMORY_LIMIT:
+            _MEMORY_LIMIT.append(_memory_limit())
+        if nbytes > _MEMORY_LIMIT[0]:
+            raise _errors.out_of_memory(nbytes)
+
+
+def conj_array(x):
+    """The complex conjugate; a real array or number is returned as it is."""
+    if isinstance(x, complex):
+        return x.conjugate()
+    return np.conj(x) if getattr(x, "dtype", None) is not None and x.dtype.kind == "c" else x
+
+
+def real_dtype(dtype):
+    """The real dtype of a complex one (complex64 -> float32); a real dtype stays."""
+    return np.empty(0, dtype=dtype).real.dtype
+
+
+def complex_array(real, imag):
+    """real + i*imag in the complex dtype of their (common) float dtype."""
+    out = np.empty(np.broadcast_shapes(np.shape(real), np.shape(imag)),
+                   dtype=np.result_type(real, imag, np.complex64))
+    out.real, out.imag = real, imag
+    return out
+
+
+def view_as_real_array(x):
+    """A complex array seen as floats with a last dim of 2 (real, imaginary): a true view."""
+    return x[..., None].view(real_dtype(x.dtype))
+
+
+def view_as_complex_array(x):
+    """Floats with a last dim of 2 seen as complex numbers: a true view."""
+    return x.view(np.complex64 if x.dtype == np.float32 else np.complex128)[..., 0]
 
 
 def contiguous_strides(shape):

@@ -101,20 +101,20 @@ def _inner_sums(rows):
 def _column_sums(block, vectorized):
     """Sums down axis 0 of ``block`` (n, cols, *lanes) column by column: vectorized_outer_sum
     takes groups of four vectors of columns (no ILP), single vectors, then single columns
-    with ILP; scalar_outer_sum takes four columns at a time, then one by one."""
+    with ILP; scalar_outer_sum takes four columns at a time, then one by one. Each column's
+    arithmetic is its own, so all columns of one kind are summed by one call."""
     width = _lanes(block.dtype)
     cols = block.shape[1]
     out = np.empty(block.shape[1:], dtype=block.dtype)
-    j = 0
     group = ILP * width if vectorized else ILP
-    while j + group <= cols:
-        out[j:j + group] = _multi_row_sum(block[:, j:j + group])
-        j += group
-    while vectorized and j + width <= cols:
-        out[j:j + width] = _row_sum(block[:, j:j + width])
-        j += width
-    if j < cols:
-        out[j:] = _row_sum(block[:, j:])
+    grouped = cols - cols % group
+    if grouped:
+        out[:grouped] = _multi_row_sum(block[:, :grouped])
+    single = grouped + ((cols - grouped) // width * width if vectorized else 0)
+    if single > grouped:
+        out[grouped:single] = _row_sum(block[:, grouped:single])
+    if single < cols:
+        out[single:] = _row_sum(block[:, single:])
     return out
 
 

@@ -11,7 +11,9 @@ A formula's parameter names say what it reads, and so what the node saves:
 formula reads only steer the forward and are not kept, as in PyTorch (``sum``'s ``dtype``);
 ``keeps=`` names the few PyTorch saves anyway (conv's ``transposed``). Formulas are
 written with engine tensor ops, so with create_graph=True they build a graph themselves
-(double backward for free). Broadcasting is undone by the engine, not here.
+(double backward for free). Broadcasting is undone by the engine, not here. As in
+PyTorch, a complex input's gradient is grad times the conjugate derivative (``F.conj``,
+which returns a real tensor itself, adding no node).
 """
 import numpy as np
 
@@ -166,14 +168,14 @@ rsub_scalar = Op("RsubBackward1", lambda self, other, *, alpha: other - (self if
                  promotes=True,
                  self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha)
 mul = Op("MulBackward0", np.multiply, promotes=True, arithmetic=True,
-         self=lambda grad, other: grad * other,
-         other=lambda grad, self: grad * self)
+         self=lambda grad, other: grad * F.conj(other),
+         other=lambda grad, self: grad * F.conj(self))
 div = Op("DivBackward0", lambda self, other: K.true_divide_arrays(self, other), promotes=True, arithmetic=True,  # see _promote
-         self=lambda grad, other: grad / other,
-         other=lambda grad, self, other: -grad * self / (other * other))
+         self=lambda grad, other: grad / F.conj(other),
+         other=lambda grad, self, other: -grad * F.conj(self / (other * other)))
 neg = Op("NegBackward0", lambda self: -self, self=lambda grad: -grad)
 reciprocal = Op("ReciprocalBackward0", lambda self: K.true_divide_arrays(1, self),
-                self=lambda grad, result: -grad * result * result)
+                self=lambda grad, result: -grad * F.conj(result * result))
 # C++ code multiplies and divides by a number through the Scalar overloads (MulBackward1);
 # Python's ``t * 2`` wraps the number in a tensor instead (MulBackward0).
 mul_scalar = Op("MulBackward1", lambda self, *, other: (self * other).astype(self.dtype, copy=False),
@@ -182,7 +184,7 @@ div_scalar = Op("DivBackward1", lambda self, *, other: (self / other).astype(sel
                 self=lambda grad, other: grad / other)
 pow_scalar = Op("PowBackward0", lambda self, *, exponent: K.power_arrays(self, exponent),
                 self=lambda grad, self, exponent: (F.zeros_like(self) if exponent == 0 else
-                                                   grad * F.scalar_mul(self.pow(exponent - 1), exponent)))
+                                                   grad * F.conj(F.scalar_mul(self.pow(exponent - 1), exponent))))
 pow_tensor = Op("PowBackward1", lambda self, exponent: K.power_arrays(self, exponent), promotes=True,
                 self=lambda grad, self, exponent: F.where(exponent == 0, 0.0, grad * (
                     exponent * self.pow(F.scalar_sub(exponent, 1)))),
@@ -196,30 +198,32 @@ pow_scalar_base = Op("PowBackward2", lambda self, exponent: K.power_arrays(self,
 # ---------------------------------------------------------------------------------------
 # linear algebra
 mm = Op("MmBackward0", lambda self, mat2: self @ mat2,
-        self=lambda grad, mat2: grad.mm(mat2.t()),
-        mat2=lambda grad, self: self.t().mm(grad))
+        self=lambda grad, mat2: grad.mm(F.conj(mat2.t())),
+        mat2=lambda grad, self: F.conj(self.t()).mm(grad))
 mv = Op("MvBackward0", lambda self, vec: self @ vec,
-        self=lambda grad, vec: grad.unsqueeze(1) * vec.unsqueeze(0),
-        vec=lambda grad, self: self.t().mv(grad))
+        self=lambda grad, vec: grad.unsqueeze(1) * F.conj(vec.unsqueeze(0)),
+        vec=lambda grad, self: F.conj(self.t()).mv(grad))
 dot = Op("DotBackward0", lambda self, tensor: np.asarray(np.dot(self, tensor)),
-         self=lambda grad, tensor: grad * tensor,
-         tensor=lambda grad, self: grad * self)
+         self=lambda grad, tensor: grad * F.conj(tensor),
+         tensor=lambda grad, self: grad * F.conj(self))
 bmm = Op("BmmBackward0", lambda self, mat2: self @ mat2,
-         self=lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)),
-         mat2=lambda grad, self: self.transpose(1, 2).bmm(grad))
+         self=lambda grad, mat2: grad.bmm(F.conj(mat2.transpose(1, 2))),
+         mat2=lambda grad, self: F.conj(self.transpose(1, 2)).bmm(grad))
 addmm = Op("AddmmBackward0",
            lambda self, mat1, mat2, *, beta, alpha: K.addmm_arrays(self, mat1, mat2, beta, alpha),
            self=lambda grad, beta: grad if beta == 1 else grad * beta,
-           mat1=lambda grad, mat2, alpha: grad.mm(mat2.t()) if alpha == 1 else grad.mm(mat2.t()) * alpha,
-           mat2=lambda grad, mat1, alpha: mat1.t().mm(grad) if alpha == 1 else mat1.t().mm(grad) * alpha)
+           mat1=lambda grad, mat2, alpha: (grad.mm(F.conj(mat2.t())) if alpha == 1
+                                           else grad.mm(F.conj(mat2.t())) * alpha),
+           mat2=lambda grad, mat1, alpha: (F.conj(mat1.t()).mm(grad) if alpha == 1
+                                           else F.conj(mat1.t()).mm(grad) * alpha))
 
 # ---------------------------------------------------------------------------------------
 # elementwise
 exp = Op("ExpBackward0", np.exp,
-         self=lambda grad, result: grad * result)
-log = Op("LogBackward0", np.log, self=lambda grad, self: grad / self)
-sin = Op("SinBackward0", np.sin, self=lambda grad, self: grad * F.cos(self))
-cos = Op("CosBackward0", np.cos, self=lambda grad, self: grad * -F.sin(self))
+         self=lambda grad, result: grad * F.conj(result))
+log = Op("LogBackward0", np.log, self=lambda grad, self: grad / F.conj(self))
+sin = Op("SinBackward0", np.sin, self=lambda grad, self: grad * F.conj(F.cos(self)))
+cos = Op("CosBackward0", np.cos, self=lambda grad, self: grad * -F.conj(F.sin(self)))
 tanh = Op("TanhBackward0", np.tanh, self=lambda grad, result: F.tanh_backward(grad, result))
 sigmoid = Op("SigmoidBackward0", lambda self: K.sigmoid_array(self),
              self=lambda grad, result: F.sigmoid_backward(grad, result))
@@ -240,7 +244,7 @@ threshold_backward = Op("ThresholdBackwardBackward0",
                             grad_output, self, threshold),
                         grad_output=lambda grad, self, threshold: F.threshold_backward(grad, self, threshold),
                         self=lambda grad: F.zeros_like(grad))
-sqrt = Op("SqrtBackward0", np.sqrt, self=lambda grad, result: grad / F.scalar_mul(result, 2))
+sqrt = Op("SqrtBackward0", np.sqrt, self=lambda grad, result: grad / F.scalar_mul(F.conj(result), 2))
 abs = Op("AbsBackward0", np.abs, self=lambda grad, self: grad * F.sgn(self))  # noqa: A001
 clamp = Op("ClampBackward1", lambda self, *, min, max: K.clamp_array(self, min, max),
            self=lambda grad, self, min, max: F.where(F.clamp_mask(self, min, max), grad, 0.0))
@@ -669,3 +673,20 @@ median_dim = Op("MedianBackward1", lambda self, *, dim, keepdim, self_sym_sizes:
                 multi_output=True,
                 self=lambda grads, dim, keepdim, self_sym_sizes, result1:
                     F.value_selecting_backward(grads[0], dim, result1, self_sym_sizes, keepdim))
+
+# ---------------------------------------------------------------------------------------
+# complex numbers: building them, their parts as views, conjugation and angle
+complex_ = Op("ComplexBackward0", lambda real, imag: K.complex_array(real, imag),
+              real=lambda grad: F.real(grad), imag=lambda grad: F.imag(grad))
+polar = Op("PolarBackward0", lambda abs, angle: K.complex_array(abs * np.cos(angle), abs * np.sin(angle)),
+           abs=lambda grad, result: F.real(grad.conj() * result.sgn()),
+           angle=lambda grad, result: F.real(grad.conj() * (result * 1j)))
+view_as_real = Op("ViewAsRealBackward0", lambda self: K.view_as_real_array(self), view=True,
+                  self=lambda grad: F.view_as_complex(grad.contiguous()))
+view_as_complex = Op("ViewAsComplexBackward0", lambda self: K.view_as_complex_array(self), view=True,
+                     self=lambda grad: F.view_as_real(grad.contiguous()))
+conj = Op("ConjBackward0", np.conj, self=lambda grad: grad.conj())
+angle = Op("AngleBackward0", lambda self: np.angle(self).astype(K.real_dtype(self.dtype), copy=False),
+           # PyTorch's angle_backward: zero at 0, and for real inputs everywhere
+           self=lambda grad, self: F.where(self == 0, 0.0, grad * self / self.abs().pow(2) * 1j)
+           if self.is_complex() else F.zeros_like(self))

@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from . import _errors
+from . import _errors, _kernels
 
 WORDS = 624
 SHIFT = 397
@@ -322,6 +322,7 @@ def standard_uniform32(engine, n):
 
 def uniform(generator, n, dtype, low=0.0, high=1.0):
     """``n`` draws of tensor.uniform_(low, high) in ``dtype`` (float16 is drawn in float)."""
+    _kernels.check_allocation(n, dtype)  # refused at once, as PyTorch refuses it
     engine = engine_of(generator)
     dtype = np.dtype(dtype)
     if dtype.kind == "c":  # ATen fills the real view: real and imaginary parts in turn
@@ -388,6 +389,7 @@ def normal(generator, n, dtype, mean=0.0, std=1.0, contiguous=True):
     """``n`` draws of tensor.normal_(mean, std): 16 or more elements of a contiguous tensor
     take ATen's block Box-Muller (the last block recomputed from 16 fresh draws); others
     take the scalar sampler with its cached second normal."""
+    _kernels.check_allocation(n, dtype)  # refused at once, as PyTorch refuses it
     dtype = np.dtype(dtype)
     if dtype.kind == "c":  # the real view, each part with half the variance
         return normal(generator, 2 * n, _part_dtype(dtype), mean, std / math.sqrt(2), contiguous).view(dtype)
@@ -546,6 +548,7 @@ def random_full_range(generator, n):
 
 def random_integers(generator, n, dtype, low, to):
     """``n`` draws of random_(low, to) as ``dtype`` (bounds already checked)."""
+    _kernels.check_allocation(n, dtype)  # refused at once, as PyTorch refuses it
     bounds = random_bounds(dtype, low, to, warn=False)
     if n == 0:
         return np.zeros(0, dtype=dtype)

@@ -479,6 +479,10 @@ def wrap(array):
 
 
 Tensor.where = F.tensor_where
+Tensor.real = property(F.real)
+Tensor.imag = property(F.imag)
+Tensor.resolve_conj = Tensor.resolve_neg = lambda self: self  # conj() copies here: nothing is left to resolve
+Tensor.is_conj = Tensor.is_neg = lambda self: False
 
 # Methods that are exactly a function of _functions with the tensor first.
 for _name in F.TENSOR_METHODS:

@@ -79,6 +79,8 @@ def apply(op, inputs, params):
         if op.promotes:  # numpy's broadcasting error, in PyTorch's words
             _kernels.broadcast_shapes(np.shape(arrays[0]), np.shape(arrays[1]))
         raise
+    except MemoryError as exc:
+        raise _errors.from_memory_error(exc) from None
     if op.special or STATE.inference:
         return _apply_special(op, inputs, params, out)
     if type(out) is not np.ndarray:
@@ -129,7 +131,10 @@ def apply_unary(op, x):
             or LISTENERS or _SAVED_HOOKS or not op.positions):
         return apply(op, (x,), _NO_OPTIONS)
     data = x._data
-    out = op.forward(data)
+    try:
+        out = op.forward(data)
+    except MemoryError as exc:
+        raise _errors.from_memory_error(exc) from None
     if type(out) is not _ndarray:
         out = np.asarray(out)
     result = _new(Tensor)
@@ -198,6 +203,8 @@ def apply_binary(op, a, b, params):
             out = op.forward(first, second, **params)
     except ValueError:
         return apply(op, (a, b), params)  # raises PyTorch's broadcasting error
+    except MemoryError as exc:
+        raise _errors.from_memory_error(exc) from None
     if type(out) is not _ndarray:
         out = np.asarray(out)
     dtype = out.dtype

@@ -1,0 +1,169 @@
+"""Smaller corners of the torch surface that tutorials use, each compared with real PyTorch:
+the ``size=`` keyword of factories, indexing by ``range`` and other index types, finfo and
+iinfo, the dtype errors of mixed-precision matrix products, complex tensors (their functions,
+reprs and gradients) and the error a failed huge allocation gives."""
+import math
+
+import numpy as np
+import pytest
+
+import gradviz.torch as gtorch
+
+torch = pytest.importorskip("torch")
+
+
+def outcome(thunk):
+    """What a user sees: a value's repr, or the error's type and message."""
+    try:
+        value = thunk()
+    except Exception as exc:  # noqa: BLE001 - the error is the observation
+        return f"{type(exc).__name__}: {exc}"
+    return repr(value)
+
+
+# ---------------------------------------------------------------------------------------
+# factories with size=
+
+FACTORIES = ["T.zeros(size=(2, 3))", "T.ones(size=())", "T.empty(size=(0,)).shape", "T.randn(size=())",
+             "T.randn(size=(2,), requires_grad=True)", "T.rand(size=(3,))", "T.full(size=(2,), fill_value=1.5)",
+             "T.zeros(size=[2], dtype=T.float64)", "T.ones(size=(2, 2)).sum()"]
+
+
+@pytest.mark.parametrize("expression", FACTORIES)
+def test_size_keyword(expression):
+    def run(T):
+        T.manual_seed(0)
+        return outcome(lambda: eval(expression))
+    assert run(gtorch) == run(torch)
+
+
+# ---------------------------------------------------------------------------------------
+# index types
+
+INDEXES = ["x[range(2)]", "x[range(0, 3, 2)]", "x[:, range(1, 3)]", "x[[0, 2]]", "x[[True, False, True]]",
+           "x[(0, 1)]", "x[[0, 1], [1, 2]]", "x[np.int64(1)]", "x[T.tensor(1)]", "x[T.tensor([0, 2])]",
+           "x[..., 1]", "x[None, 1]", "x[x > 4]", "x['a']", "x[1.5]", "x[[0, 5]]", "x[range(5)]"]
+
+
+@pytest.mark.parametrize("index", INDEXES)
+def test_index_types(index):
+    def run(T):
+        x = T.arange(12.0).reshape(3, 4).requires_grad_()
+
+        def index_it():
+            y = eval(index)
+            y.sum().backward()
+            return y, type(y.grad_fn).__name__, x.grad
+        return outcome(index_it)
+    assert run(gtorch) == run(torch)
+
+
+# ---------------------------------------------------------------------------------------
+# finfo / iinfo
+
+INFOS = ["T.finfo(T.float32)", "T.finfo(T.float64)", "T.finfo(T.float16)", "T.finfo()", "T.finfo(T.complex64)",
+         "T.finfo(T.float32).eps", "T.finfo(T.float32).max", "T.finfo(T.float32).tiny", "T.finfo(T.float16).min",
+         "T.finfo(T.float32).resolution", "T.finfo(T.float64).bits", "T.finfo(T.float32).dtype",
+         "T.iinfo(T.int64)", "T.iinfo(T.int8).min", "T.iinfo(T.uint8).max", "T.iinfo(T.int32).bits",
+         "T.iinfo(T.int16)", "T.iinfo(T.float32)", "T.finfo(T.int64)"]
+
+
+@pytest.mark.parametrize("expression", INFOS)
+def test_type_info(expression):
+    assert outcome(lambda: eval(expression, {"T": gtorch})) == outcome(lambda: eval(expression, {"T": torch}))
+
+
+# ---------------------------------------------------------------------------------------
+# mixed dtypes in matrix products: which operand PyTorch names, and in which words
+
+def _mixed_products(T):
+    results = []
+    for x_dtype in (T.float32, T.float64, T.int64):
+        for w_dtype in (T.float32, T.float64):
+            for b_dtype in (None, T.float32, T.float64):
+                x, w = T.ones(2, 3, dtype=x_dtype), T.ones(4, 3, dtype=w_dtype)
+                b = None if b_dtype is None else T.ones(4, dtype=b_dtype)
+                calls = [lambda: T.nn.functional.linear(x, w, b), lambda: T.nn.functional.linear(x[0], w, b),
+                         lambda: T.nn.functional.linear(x[None], w, b),
+                         lambda: T.addmm(b if b is not None else T.ones(4, dtype=w_dtype), x, w.t()),
+                         lambda: T.mm(x, w.t()), lambda: x @ w.t(), lambda: T.bmm(x[None], w.t()[None]),
+                         lambda: T.mv(w, x[0]), lambda: T.dot(x[0], w[0]), lambda: x[None] @ w.t(),
+                         lambda: x[0] @ w.t()]
+                for call in calls:
+                    results.append(outcome(lambda: call().dtype))
+    return results
+
+
+def test_mixed_dtype_products_fail_as_pytorchs():
+    ours, theirs = _mixed_products(gtorch), _mixed_products(torch)
+    assert any("must have the same dtype" in text for text in theirs)
+    assert ours == theirs
+
+
+# ---------------------------------------------------------------------------------------
+# complex tensors
+
+COMPLEX = ["T.complex(a, b)", "T.polar(a.abs(), b)", "T.view_as_real(z)", "T.view_as_complex(ab)",
+           "z.real", "z.imag", "z.conj()", "z.angle()", "z.abs()", "z * z", "z / (z + 1)", "z.exp()",
+           "z.sum()", "T.tensor([1 + 2j, -0.5j])", "T.zeros(2, dtype=T.complex64)", "z.dtype", "z.real.dtype",
+           "T.view_as_complex(a)", "T.complex(a, b.double())", "T.real(a)", "T.imag(a)", "z.is_complex()",
+           "T.tensor([1e10 + 1j, 1e-5j])", "T.tensor(3.5 - 1j, dtype=T.complex128)"]
+
+
+def _complex_inputs(T):
+    a = T.tensor([0.5, -1.25, 2.0])
+    b = T.tensor([1.0, 0.25, -3.0])
+    return a, b, T.complex(a, b), T.stack([a, b], 1)
+
+
+@pytest.mark.parametrize("expression", COMPLEX)
+def test_complex_values_and_reprs(expression):
+    def run(T):
+        a, b, z, ab = _complex_inputs(T)
+        return outcome(lambda: eval(expression))
+    assert run(gtorch) == run(torch)
+
+
+COMPLEX_GRADS = ["(z * z).abs().sum()", "(z * w).real.sum()", "(z / w).abs().sum()", "z.exp().imag.sum()",
+                 "z.sin().abs().sum()", "z.cos().real.sum()", "z.log().abs().sum()", "z.sqrt().abs().sum()",
+                 "z.reciprocal().imag.sum()", "z.pow(3).real.sum()", "z.tanh().abs().sum()",
+                 "z.sigmoid().real.sum()", "T.view_as_real(z * w).pow(2).sum()", "z.angle().sum()",
+                 "(z.conj() * w).imag.sum()", "(m @ m).abs().sum()", "T.mv(m, z).abs().sum()",
+                 "T.dot(z, w).real", "T.polar(a, b).imag.sum()"]
+
+
+@pytest.mark.parametrize("expression", COMPLEX_GRADS)
+def test_complex_gradients(expression):
+    """Gradients of real losses through complex ops: PyTorch's conjugate convention."""
+    def run(T):
+        a = T.tensor([0.5, 1.25, 2.0], dtype=T.float64, requires_grad=True)
+        b = T.tensor([1.0, 0.25, -3.0], dtype=T.float64, requires_grad=True)
+        z = T.complex(a, b)
+        w = T.complex(b, a * 2)
+        m = T.stack([z, w, z * w])
+        loss = eval(expression)
+        loss.backward()
+        return (round(loss.item(), 10), np.round(a.grad.numpy(), 9).tolist(),
+                np.round(b.grad.numpy(), 9).tolist(), type(loss.grad_fn).__name__)
+    assert run(gtorch) == run(torch)
+
+
+# ---------------------------------------------------------------------------------------
+# a huge allocation
+
+HUGE = ["T.zeros(1 << 50)", "T.ones(1 << 25, 1 << 25)", "T.empty(1 << 48, dtype=T.float64)",
+        "T.randn(1 << 50)", "T.rand(1 << 25, 1 << 25)"]
+
+
+@pytest.mark.parametrize("expression", HUGE)
+def test_huge_allocation_fails_as_pytorchs(expression):
+    ours = outcome(lambda: eval(expression, {"T": gtorch}))
+    theirs = outcome(lambda: eval(expression, {"T": torch}))
+    assert ours.startswith("RuntimeError: [enforce fail at alloc_cpu.cpp")
+    # the address-space fact in the message is the machine's; the words and the bytes are PyTorch's
+    assert ours == theirs
+
+
+def test_allocation_within_memory_is_made():
+    assert gtorch.zeros(1 << 20).shape == (1 << 20,)
+    assert math.isclose(gtorch.ones(1000, 1000).sum().item(), 1e6)
