@@ -190,6 +190,7 @@ class Values:
 
     data: Any
     stats: Stats
+    imag: Optional["Values"] = None  # a complex tensor's imaginary parts (data and stats hold the real ones)
 
 
 @dataclass(frozen=True)
@@ -207,6 +208,7 @@ class TensorInfo:
     stats: Stats
     grad: Optional[Values]
     numel: int
+    imag: Optional[Values] = None  # a complex tensor's imaginary parts, as record.py keeps only the real ones
 
 
 @dataclass(frozen=True)
@@ -476,6 +478,13 @@ def _values(d, numel: int) -> tuple:
     return (d.tolist() if numel <= FULL_LIMIT else None), _stats(d)
 
 
+def _imag_values(t, numel: int) -> Optional[Values]:
+    """The imaginary parts of a complex tensor; None for any other."""
+    if not getattr(t, "is_complex", lambda: False)():
+        return None
+    return Values(*_values(_float64(t.detach().imag), numel))
+
+
 def tensor_info(name: str, t) -> TensorInfo:
     """Record one tensor (record.py's ``tensor_record``) as plain data."""
     with warnings.catch_warnings():
@@ -485,7 +494,7 @@ def tensor_info(name: str, t) -> TensorInfo:
     data, stats = _values(_float64(t), numel)
     grad = None
     if g is not None:
-        grad = Values(*_values(_float64(g), int(g.numel())))
+        grad = Values(*_values(_float64(g), int(g.numel())), imag=_imag_values(g, int(g.numel())))
     is_leaf = bool(t.is_leaf)
     fn = t.grad_fn
     return TensorInfo(
@@ -500,6 +509,7 @@ def tensor_info(name: str, t) -> TensorInfo:
         stats=stats,
         grad=grad,
         numel=numel,
+        imag=_imag_values(t, numel),
     )
 
 

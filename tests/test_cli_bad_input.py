@@ -88,7 +88,8 @@ CASES = [
                                                 "--timeout", "1"], 1,
          r"TimeoutError: the script ran longer than 1 s and was stopped \(--timeout\)", stdout=r"\ny +\(\)"),
     Case("run-memory-error", lambda t: ["run", script("import torch\nx = torch.ones(10**12)\n")(t)], 1,
-         r"(MemoryError|Unable to allocate)"),
+         r"RuntimeError: \[enforce fail at alloc_cpu.cpp:127\] err == 0. DefaultCPUAllocator: can.t allocate memory: "
+         r"you tried to allocate 4000000000000 bytes"),
     Case("run-user-exception", lambda t: ["run", script("def f():\n    raise ValueError('mine')\nf()\n")(t)], 1,
          r'Traceback \(most recent call last\):\n  File ".*script\.py", line 3, in <module>\n    f\(\)\n'
          r'  File ".*script\.py", line 2, in f\n    raise ValueError\(\'mine\'\)\nValueError: mine'),

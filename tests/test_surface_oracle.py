@@ -167,3 +167,35 @@ def test_huge_allocation_fails_as_pytorchs(expression):
 def test_allocation_within_memory_is_made():
     assert gtorch.zeros(1 << 20).shape == (1 << 20,)
     assert math.isclose(gtorch.ones(1000, 1000).sum().item(), 1e6)
+
+
+COMPLEX_SCRIPT = """\
+import torch
+a = torch.tensor([0.5, -1.25], requires_grad=True)
+z = torch.complex(a, a * 2)
+z.retain_grad()
+w = z * z
+loss = w.abs().sum()
+loss.backward()
+big = torch.complex(torch.arange(40.0), -torch.arange(40.0))
+"""
+
+
+@pytest.mark.parametrize("engine", ["gradviz.torch", "torch"])
+def test_tables_and_json_keep_the_imaginary_part(tmp_path, engine):
+    import json
+
+    from _cli_helpers import invoke, write
+    path = write(tmp_path, COMPLEX_SCRIPT, "complex.py")
+    extra = () if engine == "gradviz.torch" else ("--engine", "torch")
+    table = invoke("run", path, *extra).stdout
+    row = next(line for line in table.splitlines() if line.startswith("z "))
+    assert "[0.5+1j, -1.25-2.5j]" in row  # the data
+    assert "[1+2j, -2.5-5j]" in row  # the gradient, in PyTorch's conjugate convention
+    big = next(line for line in table.splitlines() if line.startswith("big "))
+    assert "re 0..39, im -39..-0" in big
+    doc = json.loads(invoke("run", path, "--json", *extra).stdout)
+    z = next(t for t in doc["cells"][0]["tensors"] if t["name"] == "z")
+    assert z["data"] == [0.5, -1.25]  # record.py's real parts, for the conformance scorer
+    assert z["imag"]["data"] == [1.0, -2.5]
+    assert z["grad"]["imag"]["data"] == [2.0, -5.0]

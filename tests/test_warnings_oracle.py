@@ -72,6 +72,16 @@ SCRIPTS = {
         (x * 2).grad
         warnings.warn("silenced")
     """,
+    "module_backward_hooks": """
+        import torch
+        lin = torch.nn.Linear(3, 2)
+        lin.register_backward_hook(lambda m, gi, go: None)
+        x = torch.ones(1, 3, requires_grad=True)
+        lin(x).sum().backward()
+        full = torch.nn.Linear(3, 2)
+        full.register_full_backward_hook(lambda m, gi, go: None)
+        full(torch.ones(1, 3)).sum().backward()
+    """,
     "inside_a_function": """
         import torch
         def peek(t):

@@ -9,7 +9,9 @@ The schema is the conformance schema of ``../shared/conformance/README.md`` (wha
                                             "stats": {"min", "max", "mean", "norm"},
                                             "grad": null | {"data", "stats"}}]}]}
 
-Each cell also lists the ``warnings`` it raised (``{"category", "message", "filename",
+A complex tensor's ``data`` and ``stats`` are those of its real parts, as record.py has
+them; its imaginary parts follow in ``imag`` (``{"data", "stats"}``), and likewise in its
+``grad``. Each cell also lists the ``warnings`` it raised (``{"category", "message", "filename",
 "line"}``, at the user's line). A notebook's cells add ``cell`` (``"In [5]"``), and its document ``notes``; lines
 are counted within each cell, so a notebook cell's ``line`` is 1.
 ``gradviz run --json`` adds ``graph``, ``lint``, ``stopped`` and
@@ -26,8 +28,15 @@ def stats_dict(s) -> dict:
     return {"min": s.min, "max": s.max, "mean": s.mean, "norm": s.norm}
 
 
+def values_dict(v) -> dict:
+    d = {"data": v.data, "stats": stats_dict(v.stats)}
+    if v.imag is not None:
+        d["imag"] = values_dict(v.imag)
+    return d
+
+
 def tensor_dict(t) -> dict:
-    return {
+    d = {
         "name": t.name,
         "shape": list(t.shape),
         "dtype": t.dtype,
@@ -37,8 +46,11 @@ def tensor_dict(t) -> dict:
         "grad_fn": t.grad_fn,
         "data": t.data,
         "stats": stats_dict(t.stats),
-        "grad": None if t.grad is None else {"data": t.grad.data, "stats": stats_dict(t.grad.stats)},
+        "grad": None if t.grad is None else values_dict(t.grad),
     }
+    if t.imag is not None:
+        d["imag"] = values_dict(t.imag)
+    return d
 
 
 def cell_dict(c) -> dict:

@@ -21,10 +21,20 @@ def format_number(v, dtype: str = "float32") -> str:
     return format(float(v), ".4g")
 
 
-def format_values(data, dtype: str = "float32") -> str:
-    """Nested lists of values (or a single value) as ``[[1, 2], [3, 4]]``."""
+def format_complex(real, imag) -> str:
+    """One complex value as ``0.5+1j``, each part with 4 significant digits."""
+    imag_text = format_number(imag)
+    return f"{format_number(real)}{imag_text if imag_text.startswith('-') else '+' + imag_text}j"
+
+
+def format_values(data, dtype: str = "float32", imag=None) -> str:
+    """Nested lists of values (or a single value) as ``[[1, 2], [3, 4]]``; with ``imag``
+    (the imaginary parts, nested alike) as ``[0.5+1j, -1.25-2.5j]``."""
     if isinstance(data, list):
-        return "[" + ", ".join(format_values(x, dtype) for x in data) + "]"
+        parts = imag if imag is not None else [None] * len(data)
+        return "[" + ", ".join(format_values(x, dtype, i) for x, i in zip(data, parts)) + "]"
+    if imag is not None:
+        return format_complex(data, imag)
     return format_number(data, dtype)
 
 
@@ -37,12 +47,22 @@ def format_stats(stats, dtype: str = "float32") -> str:
     return f"{f(stats.min)}..{f(stats.max)}, mean {f(stats.mean)}"
 
 
-def summarize(data, stats, dtype: str, max_chars: int = MAX_VALUES_CHARS) -> str:
-    """The values when they fit in ``max_chars``, else ``min..max, mean m``."""
-    if data is not None:
-        text = format_values(data, dtype)
+def _span(stats) -> str:
+    """min..max alone: a complex tensor's summary has two of them to show."""
+    if stats is None or stats.min is None:
+        return "empty"
+    return "..".join(format(v, ".3g") if math.isfinite(v) else format_number(v) for v in (stats.min, stats.max))
+
+
+def summarize(data, stats, dtype: str, max_chars: int = MAX_VALUES_CHARS, imag=None) -> str:
+    """The values when they fit in ``max_chars``, else ``min..max, mean m`` (of the real
+    parts and the imaginary ones, for a complex tensor)."""
+    if data is not None and (imag is None or imag.data is not None):
+        text = format_values(data, dtype, None if imag is None else imag.data)
         if len(text) <= max_chars:
             return text
+    if imag is not None:
+        return f"re {_span(stats)}, im {_span(imag.stats)}"
     return format_stats(stats, dtype)
 
 
@@ -53,7 +73,7 @@ def format_shape(shape) -> str:
 def grad_summary(t, max_chars: int = MAX_VALUES_CHARS) -> str:
     """What ``t.grad`` holds, or why there is none."""
     if t.grad is not None:
-        return summarize(t.grad.data, t.grad.stats, t.dtype, max_chars)
+        return summarize(t.grad.data, t.grad.stats, t.dtype, max_chars, t.grad.imag)
     if not t.requires_grad:
         return "-"
     if not t.is_leaf and not t.retains_grad:
@@ -68,7 +88,7 @@ def tensor_rows(tensors) -> list:
     """The table's cells as strings, one tuple per tensor, in COLUMNS order."""
     return [
         (t.name, format_shape(t.shape), t.dtype, str(t.requires_grad), str(t.is_leaf),
-         t.grad_fn or "-", grad_summary(t), summarize(t.data, t.stats, t.dtype))
+         t.grad_fn or "-", grad_summary(t), summarize(t.data, t.stats, t.dtype, imag=t.imag))
         for t in tensors
     ]
 

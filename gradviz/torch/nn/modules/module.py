@@ -2,11 +2,12 @@
 state_dict, modes, hooks and the printed module tree, all as PyTorch 2.13 has them."""
 from collections import OrderedDict, namedtuple
 
-from ... import _dtypes
+from ... import _dtypes, _errors
 from ..._tensor import Tensor, zero_grads
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import add_hook
 from ..parameter import Parameter
+from ._backward_hooks import BackwardHook, hook_output_node
 
 
 def torch_module_name(namespace, name):
@@ -72,6 +73,9 @@ class Module:
         setattr_(self, "_forward_hooks_with_kwargs", {})
         setattr_(self, "_forward_pre_hooks", OrderedDict())
         setattr_(self, "_forward_pre_hooks_with_kwargs", {})
+        setattr_(self, "_backward_hooks", OrderedDict())
+        setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_is_full_backward_hook", None)
 
     forward = _forward_unimplemented
 
@@ -459,6 +463,29 @@ class Module:
             self._forward_hooks.move_to_end(handle.key, last=False)
         return handle
 
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        handle = add_hook(self._backward_pre_hooks, hook)
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.key, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        if self._is_full_backward_hook is False:
+            raise _errors.mixed_backward_hooks()
+        self._is_full_backward_hook = True
+        handle = add_hook(self._backward_hooks, hook)
+        if prepend:
+            self._backward_hooks.move_to_end(handle.key, last=False)
+        return handle
+
+    def register_backward_hook(self, hook):
+        """Deprecated: the hook sees the gradients of the output's grad_fn, which are the
+        module's only when the module is that one node (see _backward_hooks)."""
+        if self._is_full_backward_hook is True:
+            raise _errors.mixed_backward_hooks()
+        self._is_full_backward_hook = False
+        return add_hook(self._backward_hooks, hook)
+
     def __call__(self, *args, **kwargs):
         for key, hook in list(self._forward_pre_hooks.items()):
             if key in self._forward_pre_hooks_with_kwargs:
@@ -469,6 +496,11 @@ class Module:
                 out = hook(self, args)
                 if out is not None:
                     args = out if isinstance(out, tuple) else (out,)
+        full_hooks = list(self._backward_hooks.values()) if self._is_full_backward_hook else []
+        backward_hook = None
+        if full_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(self, full_hooks, list(self._backward_pre_hooks.values()))
+            args = backward_hook.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
         for key, hook in list(self._forward_hooks.items()):
             if key in self._forward_hooks_with_kwargs:
@@ -477,6 +509,12 @@ class Module:
                 out = hook(self, args, result)
             if out is not None:
                 result = out
+        if backward_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                _errors.warn_at_user(_errors.module_output_not_tensor_warning(type(result)))
+            result = backward_hook.setup_output_hook(result)
+        if self._backward_hooks and self._is_full_backward_hook is False:
+            hook_output_node(self, args, result, list(self._backward_hooks.values()))
         return result
 
     _call_impl = __call__
