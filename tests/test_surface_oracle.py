@@ -16,6 +16,8 @@ def outcome(thunk):
     """What a user sees: a value's repr, or the error's type and message."""
     try:
         value = thunk()
+    except NameError:
+        raise  # the test's own mistake, not an observation
     except Exception as exc:  # noqa: BLE001 - the error is the observation
         return f"{type(exc).__name__}: {exc}"
     return repr(value)
@@ -33,7 +35,7 @@ FACTORIES = ["T.zeros(size=(2, 3))", "T.ones(size=())", "T.empty(size=(0,)).shap
 def test_size_keyword(expression):
     def run(T):
         T.manual_seed(0)
-        return outcome(lambda: eval(expression))
+        return outcome(lambda: eval(expression, {"T": T}))
     assert run(gtorch) == run(torch)
 
 
@@ -51,7 +53,7 @@ def test_index_types(index):
         x = T.arange(12.0).reshape(3, 4).requires_grad_()
 
         def index_it():
-            y = eval(index)
+            y = eval(index, {"T": T, "np": np, "x": x})
             y.sum().backward()
             return y, type(y.grad_fn).__name__, x.grad
         return outcome(index_it)
@@ -120,7 +122,7 @@ def _complex_inputs(T):
 def test_complex_values_and_reprs(expression):
     def run(T):
         a, b, z, ab = _complex_inputs(T)
-        return outcome(lambda: eval(expression))
+        return outcome(lambda: eval(expression, {"T": T, "a": a, "b": b, "z": z, "ab": ab}))
     assert run(gtorch) == run(torch)
 
 
@@ -141,7 +143,7 @@ def test_complex_gradients(expression):
         z = T.complex(a, b)
         w = T.complex(b, a * 2)
         m = T.stack([z, w, z * w])
-        loss = eval(expression)
+        loss = eval(expression, {"T": T, "a": a, "b": b, "z": z, "w": w, "m": m})
         loss.backward()
         return (round(loss.item(), 10), np.round(a.grad.numpy(), 9).tolist(),
                 np.round(b.grad.numpy(), 9).tolist(), type(loss.grad_fn).__name__)

@@ -6,7 +6,7 @@ or CLI layers.
 from ..float_noise import silence_in_engine as _silence_float_noise
 from . import _dtypes
 from . import _errors as _errors_module
-from ._dtypes import (bool, complex64, complex128, dtype, float16, float32, float64, int8, int16, int32,  # noqa: F401
+from ._dtypes import (bfloat16, bool, complex64, complex128, dtype, float16, float32, float64, int8, int16, int32,  # noqa: F401
                       int64, uint8)
 from ._tensor import Size, Tensor
 from . import _functions
@@ -105,6 +105,7 @@ def _legacy(name, d):
 FloatTensor = _legacy("FloatTensor", float32)
 DoubleTensor = _legacy("DoubleTensor", float64)
 HalfTensor = _legacy("HalfTensor", float16)
+BFloat16Tensor = _legacy("BFloat16Tensor", bfloat16)
 LongTensor = _legacy("LongTensor", int64)
 IntTensor = _legacy("IntTensor", int32)
 ShortTensor = _legacy("ShortTensor", int16)

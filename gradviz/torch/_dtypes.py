@@ -1,5 +1,8 @@
 """torch.dtype objects and the mapping to numpy dtypes, with PyTorch's type promotion."""
+import ml_dtypes
 import numpy as np
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 
 class dtype:
@@ -10,9 +13,9 @@ class dtype:
     def __init__(self, name, np_dtype, legacy_name):
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.is_floating_point = self.np.kind == "f"
+        self.is_floating_point = self.np.kind == "f" or self.np == BFLOAT16
         self.is_complex = self.np.kind == "c"
-        self.is_signed = self.np.kind in "fic"
+        self.is_signed = self.np.kind in "fic" or self.is_floating_point
         self.itemsize = self.np.itemsize
         # The name in messages such as "[torch.FloatTensor [3]]".
         self.legacy_name = legacy_name
@@ -33,6 +36,7 @@ class dtype:
 float32 = dtype("float32", np.float32, "FloatTensor")
 float64 = dtype("float64", np.float64, "DoubleTensor")
 float16 = dtype("float16", np.float16, "HalfTensor")
+bfloat16 = dtype("bfloat16", BFLOAT16, "BFloat16Tensor")
 int64 = dtype("int64", np.int64, "LongTensor")
 int32 = dtype("int32", np.int32, "IntTensor")
 int16 = dtype("int16", np.int16, "ShortTensor")
@@ -42,7 +46,7 @@ bool = dtype("bool", np.bool_, "BoolTensor")  # noqa: A001 - torch.bool is the p
 complex64 = dtype("complex64", np.complex64, "ComplexFloatTensor")
 complex128 = dtype("complex128", np.complex128, "ComplexDoubleTensor")
 
-ALL = (float32, float64, float16, int64, int32, int16, int8, uint8, bool, complex64, complex128)
+ALL = (float32, float64, float16, bfloat16, int64, int32, int16, int8, uint8, bool, complex64, complex128)
 FROM_NUMPY = {d.np: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
 ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
@@ -99,6 +103,9 @@ def promote_types(a, b):
         return a
     cat_a, cat_b = _category(a), _category(b)
     if cat_a == cat_b or (min(cat_a, cat_b) == 2 and max(cat_a, cat_b) == 3):
+        if a is bfloat16 or b is bfloat16:  # numpy cannot promote it; neither half type holds the other
+            other = b if a is bfloat16 else a
+            return float32 if other is float16 else other
         return FROM_NUMPY[np.promote_types(a.np, b.np)]
     return a if cat_a > cat_b else b
 

@@ -169,6 +169,11 @@ def factory_requires_grad_not_float():
                 "tensor_int_list_requires_grad")
 
 
+def numpy_unsupported_dtype(dtype):
+    names = {"bfloat16": "BFloat16"}
+    return TypeError(f"Got unsupported ScalarType {names.get(dtype.name, dtype.name)}")
+
+
 def numpy_requires_grad():
     return _tag(RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."),
                 "numpy_requires_grad")

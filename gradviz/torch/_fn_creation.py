@@ -332,6 +332,7 @@ def _converter(dtype, name):
 float = _converter(_dtypes.float32, "float")
 double = _converter(_dtypes.float64, "double")
 half = _converter(_dtypes.float16, "half")
+bfloat16 = _converter(_dtypes.bfloat16, "bfloat16")
 long = _converter(_dtypes.int64, "long")
 int = _converter(_dtypes.int32, "int")
 bool = _converter(_dtypes.bool, "bool")

@@ -41,7 +41,7 @@ def _word(dtype):
 
 def _floating(dtype, kernel):
     """ATen dispatches these kernels for floating (and complex) dtypes only."""
-    if np.dtype(dtype).kind not in "fc":
+    if np.dtype(dtype).kind not in "fcV":
         raise _errors.kernel_not_implemented(kernel, _word(dtype))
 
 
@@ -221,7 +221,7 @@ def _check_probability(p):
 
 
 def _check_probabilities(p):
-    if p.dtype.kind != "f":
+    if p.dtype.kind not in "fV":
         raise _errors.kernel_not_implemented("bernoulli_tensor_cpu_p_", _word(p.dtype))
     if p.size and not ((p >= 0) & (p <= 1)).all():
         raise _errors.bernoulli_p_tensor()
@@ -234,7 +234,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     probs = input._data
     if probs.ndim not in (1, 2):
         raise _errors.multinomial("dim")
-    if probs.dtype.kind != "f":
+    if probs.dtype.kind not in "fV":
         raise _errors.multinomial_dtype(_word(probs.dtype))
     if num_samples <= 0:
         raise _errors.multinomial("samples")
@@ -293,7 +293,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
-    if self._data.dtype.kind != "f":
+    if self._data.dtype.kind not in "fV":
         raise _errors.continuous_only("Exponential", _word(self._data.dtype))
     if not lambd > 0:
         raise _errors.positive_parameter("exponential_", "lambda", lambd)
@@ -303,7 +303,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not sigma > 0:
         raise _errors.positive_parameter("cauchy_", "sigma", sigma)
-    if self._data.dtype.kind != "f":
+    if self._data.dtype.kind not in "fV":
         raise _errors.continuous_only("Cauchy", _word(self._data.dtype))
     return F._inplace(_ops.cauchy_fill, self, (self,), {"median": median, "sigma": sigma, "generator": generator})
 

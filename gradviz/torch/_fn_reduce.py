@@ -20,7 +20,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     dtype = _resolve_dtype(dtype)
-    if (dtype or input.dtype).np.kind not in "fc":
+    if (dtype or input.dtype).np.kind not in "fcV":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {_dtype_word(dtype or input.dtype)}")
@@ -81,7 +81,7 @@ def _reduce_dims(input, dim):
 
 
 def _check_floating(input, what):
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":
         if what == "var":
             raise RuntimeError("std and var only support floating point and complex dtypes")
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "

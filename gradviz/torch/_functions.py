@@ -127,7 +127,7 @@ def _new_leaf(array, requires_grad=False, cls=None):
     if STATE.inference:
         t._inference = True
     if requires_grad:
-        if array.dtype.kind not in "fc":
+        if array.dtype.kind not in "fcV":
             raise _errors.factory_requires_grad_not_float()
         t._requires_grad = True
     return t
@@ -283,7 +283,7 @@ def numel(input):
 from ._fn_creation import (  # noqa: E402,F401
     tensor, as_tensor, from_numpy, scalar_tensor, _check_sizes, zeros, ones, empty, full, zeros_like, ones_like,
     empty_like, full_like, new_zeros, new_ones, new_empty, new_full, new_tensor, arange, linspace, eye,
-    legacy_constructor, to_dtype, to, float, double, half, long, int, bool, type, type_as, cpu, cuda, clone, contiguous,
+    legacy_constructor, to_dtype, to, float, double, half, bfloat16, long, int, bool, type, type_as, cpu, cuda, clone, contiguous,
     detach)
 from ._fn_pointwise import (  # noqa: E402,F401
     as_tensor_like, add, sub, subtract, _check_no_bool_subtraction, rsub, scalar_add, scalar_sub, scalar_mul, mul,
@@ -334,7 +334,7 @@ from ._fn_random import (  # noqa: E402,F401
 
 TENSOR_METHODS = (
     "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs",
-    "clamp", "clip", "sgn", "sign", "reciprocal", "to", "float", "double", "half", "long", "int", "bool",
+    "clamp", "clip", "sgn", "sign", "reciprocal", "to", "float", "double", "half", "bfloat16", "long", "int", "bool",
     "type", "type_as", "cpu", "cuda", "clone", "contiguous", "mm", "mv", "dot", "bmm", "addmm", "matmul", "sum",
     "mean", "max", "min", "maximum", "minimum", "argmax", "argmin", "eq", "ne", "lt", "le", "gt", "ge", "equal",
     "allclose", "isclose", "isnan", "isinf", "isfinite", "all", "any", "view", "reshape", "view_as", "reshape_as",

@@ -10,6 +10,22 @@ def default_float():
 
 
 # Python float -> the same value as a 0-d float32 / float64 array, per dtype.
+class _Rounding:
+    """The storage dtype an op's float32 computation stands in for: bfloat16 while an op
+    on bfloat16 runs (see graph.apply), else None."""
+    dtype = None
+
+
+ROUNDING = _Rounding()
+
+
+def at_op_boundary(x):
+    """An intermediate of a kernel that PyTorch computes as several ATen ops, rounded as
+    the op that makes it rounds its result: to bfloat16 while computing for bfloat16."""
+    dtype = ROUNDING.dtype
+    return x if dtype is None else np.asarray(x).astype(dtype).astype(np.float32)
+
+
 _SCALAR_ARRAYS = {np.dtype(np.float32): {}, np.dtype(np.float64): {}}
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -136,7 +152,7 @@ def sum_dtype(x, dtype=None):
 def can_cast(from_dtype, to_dtype):
     """PyTorch's canCast for writing results: never floating into integral, complex into
     real, or anything but bool into bool."""
-    kinds = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+    kinds = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}  # V: bfloat16
     from_kind, to_kind = kinds[np.dtype(from_dtype).kind], kinds[np.dtype(to_dtype).kind]
     return from_kind <= to_kind and not (to_kind == 0 and from_kind != 0)
 
@@ -150,6 +166,8 @@ def random_upper_bound(dtype):
     """random_()'s inclusive upper end: 2**mantissa digits for floats, the type's max for integers."""
     if dtype.kind == "f":
         return 2 ** (np.finfo(dtype).nmant + 1)
+    if dtype.kind == "V":  # bfloat16: 8 significant bits
+        return 2 ** 8
     if dtype.kind == "b":
         return 1
     return np.iinfo(dtype).max

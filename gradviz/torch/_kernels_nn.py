@@ -9,6 +9,7 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from . import _kernels as K, _kernels_reduce as KR
 from ._kernels import erf_array
 
 
@@ -292,10 +293,11 @@ def nll_backward(grad, coef, reduction):
 
 
 def reduce(loss, reduction):
+    """A loss's reduction: ATen's loss.mean() or loss.sum(), summed as its CPU sum is."""
     if reduction == MEAN:
-        return np.asarray(loss.mean(dtype=loss.dtype), dtype=loss.dtype)
+        return np.asarray(KR.cascade_mean(loss), dtype=loss.dtype)
     if reduction == SUM:
-        return np.asarray(loss.sum(dtype=loss.dtype), dtype=loss.dtype)
+        return np.asarray(KR.cascade_sum(loss), dtype=loss.dtype)
     return loss
 
 
@@ -309,10 +311,18 @@ def huber(x, target, reduction, delta):
     return reduce(np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(z.dtype), reduction)
 
 
+def mse(x, target, reduction):
+    diff = K.at_op_boundary(x - target)
+    return reduce(K.at_op_boundary(diff * diff), reduction)
+
+
 def mse_backward(grad, x, target, reduction):
-    diff = x - target
+    diff = K.at_op_boundary(x - target)
     scale = 2.0 / diff.size if reduction == MEAN else 2.0
-    return (diff * grad * np.asarray(scale, diff.dtype)).astype(diff.dtype, copy=False)
+    # ATen's kernel: alpha * (a - b) * grad, alpha the scale in the tensor's dtype
+    scaled = K.at_op_boundary(np.asarray(K.at_op_boundary(np.float32(scale)) if K.ROUNDING.dtype is not None
+                                         else scale, diff.dtype) * diff)
+    return (scaled * grad).astype(diff.dtype, copy=False)
 
 
 def binary_cross_entropy(x, target, weight, reduction):

@@ -191,7 +191,7 @@ def polygamma_array(n, x):
 def _floating_result(a, b):
     """numpy's result dtype, or the default float for integers (apply() casts to PyTorch's)."""
     dtype = np.result_type(a, b)
-    return dtype if dtype.kind in "fc" else _dtypes.DEFAULTS.float_dtype.np
+    return dtype if dtype.kind in "fcV" else _dtypes.DEFAULTS.float_dtype.np
 
 
 def igamma_array(a, x):

@@ -296,7 +296,7 @@ def _mse_grad(grad, self, target, reduction):
 
 mse_loss = Op(
     "MseLossBackward0",
-    lambda self, target, *, reduction: KN.reduce(np.square(self - target), reduction), promotes=True,
+    lambda self, target, *, reduction: KN.mse(self, target, reduction), promotes=True,
     self=lambda grad, self, target, reduction: _mse_grad(grad, self, target, reduction),
     target=lambda grad, self, target, reduction: _mse_grad(grad, target, self, reduction))
 

@@ -22,6 +22,7 @@ import math
 import os
 import warnings
 
+import ml_dtypes
 import numpy as np
 
 from . import _errors, _kernels
@@ -399,7 +400,7 @@ def normal(generator, n, dtype, mean=0.0, std=1.0, contiguous=True):
         draw = standard_uniform64 if wide else standard_uniform32
         blocks = _box_muller_blocks_double if wide else _box_muller_blocks_float
         whole = n // 16 * 16
-        if dtype == np.float16:
+        if dtype == np.float16 or dtype.kind == "V":  # half types (V: bfloat16)
             # drawn in float 16 at a time into a buffer: no uniforms for the part the
             # recomputed last block overwrites
             data = np.empty(n, dtype=np.float32)
@@ -597,9 +598,9 @@ def multinomial_with_replacement(generator, rows, samples):
 # =======================================================================================
 # bounds of random_ and randint (ATen's random_from_to_impl)
 _C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-                 "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
+                 "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
                  "float64": "double"}
-_MANTISSA = {"float16": 11, "float32": 24, "float64": 53}
+_MANTISSA = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 
 def random_bounds(dtype, low, to, warn=True):
@@ -648,8 +649,8 @@ def _update_to(dtype, to):
 
 def _check_in_range(dtype, low, to_inclusive, warn):
     name = _C_TYPE_NAMES.get(dtype.name, dtype.name)
-    if dtype.kind == "f":
-        info = np.finfo(dtype)
+    if dtype.kind in "fV":  # V: bfloat16, which numpy's finfo does not know
+        info = ml_dtypes.finfo(dtype)
         lowest, highest = float(info.min), float(info.max)
     elif dtype == np.bool_:
         lowest, highest = 0, 1
@@ -658,7 +659,7 @@ def _check_in_range(dtype, low, to_inclusive, warn):
     for value, label in ((low, "from"), (to_inclusive, "to - 1")):
         if not lowest <= value <= highest:
             raise _errors.random_out_of_bounds(label, name)
-    if warn and dtype.kind == "f":
+    if warn and dtype.kind in "fV":
         digits = _MANTISSA[dtype.name]
         for value, label in ((low, "from"), (to_inclusive, "to - 1")):
             if value < -(1 << digits) or value > (1 << digits):

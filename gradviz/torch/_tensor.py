@@ -135,7 +135,7 @@ class Tensor:
         return self._data.flags.c_contiguous
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"  # V: bfloat16, the one numpy "void" kind dtype here
 
     def is_complex(self):
         return self._data.dtype.kind == "c"
@@ -170,7 +170,7 @@ class Tensor:
             if not flag:
                 raise _errors.requires_grad_nonleaf()
             return
-        if flag and self._data.dtype.kind not in "fc":
+        if flag and self._data.dtype.kind not in "fcV":
             raise _errors.requires_grad_not_float()
         if flag and self._inference and not STATE.inference:
             raise _errors.inference_requires_grad()
@@ -284,6 +284,8 @@ class Tensor:
     def numpy(self, *, force=False):
         if self._requires_grad and not force:
             raise _errors.numpy_requires_grad()
+        if self._data.dtype.kind == "V":
+            raise _errors.numpy_unsupported_dtype(self.dtype)
         return self._data
 
     def __array__(self, dtype=None, copy=None):

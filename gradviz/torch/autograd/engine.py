@@ -175,7 +175,8 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
                 pending = None
             else:
                 first = pending[0]
-            if not hooked and op is not None and first is not None:
+            # bfloat16 takes the general path, which computes in float32 (see graph.apply)
+            if not hooked and op is not None and first is not None and first.dtype.kind != "V":
                 raw = op.raw
                 if raw is Ellipsis:
                     raw = op.raw = raw_formulas(op)
@@ -474,7 +475,7 @@ def run_op_node(node, grads):
         raw = op.raw
         if raw is Ellipsis:
             raw = op.raw = raw_formulas(op)
-        if raw is not None and grads[0] is not None:
+        if raw is not None and grads[0] is not None and grads[0]._data.dtype.kind != "V":
             outputs = _run_raw(node, raw, grads[0]._data)
             if outputs is not None:
                 return outputs

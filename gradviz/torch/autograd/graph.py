@@ -74,7 +74,10 @@ def apply(op, inputs, params):
     else:
         arrays = [getattr(x, "_data", x) for x in inputs]
     try:
-        out = op.forward(*arrays, **params) if params else op.forward(*arrays)
+        if _has_bfloat16(arrays):
+            out = _forward_in_float32(op, arrays, params)
+        else:
+            out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     except ValueError:
         if op.promotes:  # numpy's broadcasting error, in PyTorch's words
             _kernels.broadcast_shapes(np.shape(arrays[0]), np.shape(arrays[1]))
@@ -142,6 +145,8 @@ def apply_unary(op, x):
     result._vb = None
     result._output_nr = 0
     if not x._requires_grad or not STATE.enabled or out.dtype.kind not in "fc":
+        if out.dtype.kind == "V":  # bfloat16: computed in float32, as apply() does
+            return apply(op, (x,), _NO_OPTIONS)
         result._grad_fn = None
         result._requires_grad = False
         if x._requires_grad and STATE.enabled:
@@ -220,6 +225,8 @@ def apply_binary(op, a, b, params):
     else:
         grad_b = False
     if not (a._requires_grad or grad_b) or not STATE.enabled or dtype.kind not in "fc":
+        if dtype.kind == "V":  # bfloat16: computed in float32, as apply() does
+            return apply(op, (a, b), params)
         result._grad_fn = None
         result._requires_grad = False
         if (a._requires_grad or grad_b) and STATE.enabled:
@@ -327,7 +334,7 @@ def _apply_special(op, inputs, params, out):
                 # Views share their base's autograd flag even without a graph: such a view
                 # reports requires_grad (as a leaf), and modifying it in place later is refused.
                 o._view_created_in_no_grad = True
-                if base._requires_grad and o._data.dtype.kind in "fc":
+                if base._requires_grad and o._data.dtype.kind in "fcV":
                     o._requires_grad = True
             if base._inference:
                 o._inference = True
@@ -342,6 +349,47 @@ def _apply_special(op, inputs, params, out):
                 record(op, inputs, params, outputs)
                 break
     return outputs if op.multi_output else outputs[0]
+
+
+def _has_bfloat16(arrays):
+    for a in arrays:
+        if type(a) is np.ndarray and a.dtype.kind == "V":
+            return True
+    return False
+
+
+# ATen's add and sub cast a number operand (and alpha) to the tensor's dtype, so for
+# bfloat16 it is rounded first; mul and div keep the number in float32.
+_ROUNDS_NUMBERS = ("AddBackward", "SubBackward", "RsubBackward")
+_SCALAR_OPERANDS = ("alpha", "other")
+
+
+def _bfloat16_number(value):
+    return float(np.float32(value).astype(_dtypes.BFLOAT16)) if type(value) is float else value
+
+
+def _forward_in_float32(op, arrays, params):
+    """An op on bfloat16 as PyTorch's CPU kernels run it: the values widened to float32,
+    computed, and the result rounded to bfloat16 once (unless the op was asked for another
+    dtype, or a wider floating input makes the result wider)."""
+    if params and "generator" in params:  # a random fill draws in the tensor's own dtype
+        return op.forward(*arrays, **params)
+    rounds_numbers = op.node_name.startswith(_ROUNDS_NUMBERS)
+    wide = [a.astype(np.float32) if type(a) is np.ndarray and a.dtype.kind == "V" else
+            _bfloat16_number(a) if rounds_numbers and type(a) is float else a for a in arrays]
+    if rounds_numbers and params and any(name in params for name in _SCALAR_OPERANDS):
+        params = {name: _bfloat16_number(value) if name in _SCALAR_OPERANDS else value for name, value in params.items()}
+    _kernels.ROUNDING.dtype = _dtypes.BFLOAT16
+    try:
+        out = op.forward(*wide, **params)
+    finally:
+        _kernels.ROUNDING.dtype = None
+    if getattr(out, "dtype", None) == np.float32 and not (params and params.get("dtype") is not None) and not any(
+            type(a) is np.ndarray and a.dtype.kind in "fc" for a in arrays):
+        out = np.asarray(out).astype(_dtypes.BFLOAT16)
+    elif type(out) is tuple:  # several results (max with its indices, ...): round the float32 ones
+        out = tuple(o.astype(_dtypes.BFLOAT16) if getattr(o, "dtype", None) == np.float32 else o for o in out)
+    return out
 
 
 def _promote(out, arrays):
@@ -390,7 +438,7 @@ def record(op, inputs, params, outputs, node=None):
         out = outputs[0]
         data = out._data
         output_meta = ((data.shape, data.dtype),)
-        if data.dtype.kind in "fc":
+        if data.dtype.kind in "fcV":
             out._grad_fn = node
             out._output_nr = 0
             out._requires_grad = True
@@ -398,7 +446,7 @@ def record(op, inputs, params, outputs, node=None):
         output_meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
         nr = 0
         for o in outputs:
-            if o._data.dtype.kind in "fc":
+            if o._data.dtype.kind in "fcV":
                 o._grad_fn = node
                 o._output_nr = nr
                 o._requires_grad = True

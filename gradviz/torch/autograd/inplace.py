@@ -10,7 +10,7 @@ import numpy as np
 from .. import _errors, _ops
 from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
-from .graph import record, edge_of
+from .graph import _forward_in_float32, edge_of, record
 from .node import Node, SavedTensor
 
 
@@ -22,7 +22,10 @@ def _forward_checked(op, arrays, params, self):
                 and np.shares_memory(target, other):
             raise _errors.partial_overlap()
     try:
-        out = np.asarray(op.forward(*arrays, **params))
+        if target.dtype.kind == "V":  # bfloat16: a number is rounded to it, then all computes in float32
+            out = np.asarray(_forward_in_float32(op, arrays, params))
+        else:
+            out = np.asarray(op.forward(*arrays, **params))
     except ValueError:
         if len(arrays) > 1:
             _kernels.broadcast_shapes(self._data.shape, np.shape(arrays[1]))
