@@ -24,6 +24,7 @@ from gradviz.commands import CommandError
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OUTPUT_CLOSED = 141  # as a shell reports a command stopped by SIGPIPE
 
 
 def _echo_err(msg: str) -> None:
@@ -67,7 +68,7 @@ class GradvizGroup(click.Group):
                 os.dup2(devnull, sys.stdout.fileno())
             except (OSError, ValueError, AttributeError):
                 pass
-            code = EXIT_SCRIPT_ERROR
+            code = EXIT_OUTPUT_CLOSED
         except Exception as e:  # noqa: BLE001 - the one boundary
             if os.environ.get("GRADVIZ_DEBUG"):
                 import traceback

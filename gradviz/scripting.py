@@ -85,6 +85,12 @@ class ScriptTimeout(BaseException):
         self.seconds = seconds
 
 
+class OutputClosed(BaseException):
+    """Raised inside the script when whoever reads its output went away (``gradviz run
+    s.py | head -1``): the run stops there, as the script itself would under a shell.
+    A BaseException, so the script's own ``except Exception`` does not take it for its own."""
+
+
 class Deadline:
     """Raise ScriptTimeout in the main thread ``seconds`` from ``start()``, while armed.
 
@@ -676,11 +682,17 @@ class _Tee(io.TextIOBase):
 
     def write(self, s: str) -> int:
         self._buf.write(s)
-        self._out.write(s)
+        try:
+            self._out.write(s)
+        except BrokenPipeError:
+            raise OutputClosed() from None
         return len(s)
 
     def flush(self) -> None:
-        self._out.flush()
+        try:
+            self._out.flush()
+        except BrokenPipeError:
+            raise OutputClosed() from None
 
 
 @contextlib.contextmanager

@@ -154,7 +154,10 @@ def run(opts: RunOptions) -> int:
         # DOT on stdout: the script's own output goes to stderr, out of its way
         redirect = contextlib.redirect_stdout(sys.stderr) if streams.data_on_stdout else contextlib.nullcontext()
         with redirect:
-            result = scripting.run_script(program, opts.script_args, echo=True, on_cell=on_cell, **kwargs)
+            try:
+                result = scripting.run_script(program, opts.script_args, echo=True, on_cell=on_cell, **kwargs)
+            except scripting.OutputClosed:
+                raise BrokenPipeError() from None  # the CLI leaves quietly
         sys.stdout.flush()
 
     report = graph_report(opts, watch, names, program) if watching else None
