@@ -19,6 +19,7 @@ import warnings
 from dataclasses import dataclass
 
 from . import float_noise
+from .frame_lines import line_of
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ class WarningCatcher:
         while frame is not None:
             name = frame.f_code.co_filename
             if not self._internal(name):
-                return name, frame.f_lineno
+                return name, line_of(frame)
             frame = frame.f_back
         return filename, lineno
 

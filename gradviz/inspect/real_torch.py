@@ -25,6 +25,7 @@ import os
 import sys
 import weakref
 
+from ..frame_lines import line_of
 from .model import BackwardCallInfo, BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
 from .recorder import OpRec, ValueRec
 from .snapshot import _call_info
@@ -282,7 +283,7 @@ class TorchRecorder:
         while frame is not None:
             name = frame.f_code.co_filename
             if not name.startswith(self._skip) and not name.startswith("<frozen"):
-                site = (name, frame.f_lineno)
+                site = (name, line_of(frame))
                 return self._sites.setdefault(site, site)  # one tuple per line: a loop repeats them
             frame = frame.f_back
         return None

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtypes, _errors, _kernels
 from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
+from ...frame_lines import line_of
 from .node import _INSIDE, _SEQUENCE, _SIGS, AccumulateGrad, SavedTensor, creation_site, shared_sig, site_from
 
 _getframe = sys._getframe
@@ -292,7 +293,7 @@ def _fast_path_site(op, frame):
     filename = code.co_filename
     if _INSIDE.get(filename) is False:
         op.last_call = (code, frame.f_lasti)
-        return (filename, frame.f_lineno)
+        return (filename, line_of(frame))
     op.last_call = None
     return site_from(frame)
 
@@ -453,7 +454,7 @@ def record(op, inputs, params, outputs, node=None):
             nr += 1
     frame = _getframe(3)  # creation_site(3), its first step inline: the caller is usually user code
     filename = frame.f_code.co_filename
-    site = (filename, frame.f_lineno) if _INSIDE.get(filename) is False else creation_site(3)
+    site = (filename, line_of(frame)) if _INSIDE.get(filename) is False else creation_site(3)
     sig = (op, needs, nrs, input_meta, output_meta, site)
     node._sig = _SIGS.get(sig) or shared_sig(sig)
     # A node that saves no tensor keeps the options as given (often one dict shared by many nodes).

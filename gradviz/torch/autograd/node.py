@@ -8,6 +8,7 @@ import sys
 import os
 from types import MappingProxyType
 
+from ...frame_lines import line_of
 from .. import _errors
 
 _SEQUENCE = itertools.count()
@@ -37,7 +38,7 @@ def site_from(frame):
         if own is None:
             own = inside[name] = name.startswith(_GRADVIZ_DIR)
         if not own:
-            return (name, frame.f_lineno)
+            return (name, line_of(frame))
         frame = frame.f_back
     return None
 
