@@ -61,6 +61,9 @@ MAX_SEQUENCE = 64
 SEED = 0
 #: How much of a script is read to tell a binary file (a NUL byte) from a text one.
 BINARY_SNIFF = 8192
+#: The most bytes of a script or notebook read: anything larger (or a device such as
+#: /dev/zero) is refused before it is decoded.
+MAX_SOURCE_BYTES = 64 * 1024 * 1024
 
 _GRADVIZ_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -364,9 +367,14 @@ def _read_bytes(path: str, kind: str) -> bytes:
         raise ScriptError(f"'{path}' is a directory, not a {kind}")
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            data = f.read(BINARY_SNIFF)
+            if b"\x00" not in data:
+                data += f.read(max(0, MAX_SOURCE_BYTES + 1 - len(data)))
     except OSError as e:
         raise ScriptError(f"cannot read '{path}': {e.strerror or e}") from None
+    if len(data) > MAX_SOURCE_BYTES:
+        limit = f"{MAX_SOURCE_BYTES >> 20} MiB" if MAX_SOURCE_BYTES >= 1 << 20 else f"{MAX_SOURCE_BYTES:,} bytes"
+        raise ScriptError(f"'{path}' is larger than {limit}: not a {kind} gradviz will read")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ScriptError(f"cannot decode '{path}': it is UTF-16 text; save it as UTF-8")
     if b"\x00" in data[:BINARY_SNIFF]:
@@ -923,6 +931,10 @@ def run_script(
                             stop = "interrupt"
                             error = _format_error(e, program, internal)
                         except Exception as e:  # noqa: BLE001 - the cell's error, as in a notebook
+                            error = _format_error(e, program, internal)
+                        except OutputClosed:
+                            raise
+                        except BaseException as e:  # noqa: BLE001 - the script's own BaseException, GeneratorExit
                             error = _format_error(e, program, internal)
                     tensors = snapshot(ns, tensor_type, module_type)
                     res = CellResult(cell.index, cell.line, cell.source, buf.getvalue(), error,

@@ -78,7 +78,10 @@ def _var_specs(items) -> dict:
 
 def _read_expression(text: str) -> str:
     if text == "-":
-        text = sys.stdin.read()
+        from gradviz.expression.limits import MAX_SOURCE_CHARS
+        text = sys.stdin.read(MAX_SOURCE_CHARS + 1)  # never more: stdin may be /dev/zero
+        if len(text) > MAX_SOURCE_CHARS:
+            raise CommandError(f"the expression on stdin is longer than {MAX_SOURCE_CHARS:,} characters", usage=True)
     if not text.strip():
         raise CommandError("the expression is empty (give one, e.g. \"(x*y).sum()\", or - to read stdin)",
                            usage=True)
