@@ -63,3 +63,69 @@ def test_an_endless_expression_on_stdin_is_refused():
     assert r.exit_code == 2
     assert r.stderr.strip() == ("gradviz graph: error: the expression on stdin is longer than 10,000 characters "
                                 "(see 'gradviz graph --help')")
+
+
+# ---------------------------------------------------------------------------------------
+# the allocation guard: whatever form a size takes, the engine refuses an oversize tensor
+
+import pytest  # noqa: E402
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from gradviz.expression import ExpressionError, evaluate  # noqa: E402
+
+LIMIT = 10_000_000
+
+
+def _size_forms(dims):
+    """The spellings of one size that the engine accepts."""
+    joined = ", ".join(map(str, dims))
+    one = f"({joined},)" if len(dims) == 1 else f"({joined})"
+    return [joined, one, f"[{joined}]", f"ones(1).expand({joined}).shape", f"tensor([{joined}])",
+            f"tensor([{', '.join(f'[{d}]' for d in dims)}])" if len(dims) > 1 else f"tensor({dims[0]})"]
+
+
+CALLS = ["zeros({s})", "ones({s})", "rand({s})", "randn({s})", "full({s}, 1.0)",
+         "zeros(size={s})", "ones(size={s})", "randn(size={s})", "full(size={s}, fill_value=2.0)",
+         "ones(1).repeat({s})", "ones(1).repeat(repeats={s})", "ones(1).expand({s}).contiguous()",
+         "ones(1).expand(size={s}).clone()", "ones(1).new_zeros({s})", "ones(1).new_ones({s})",
+         "ones(1).new_full({s}, 3.0)"]
+
+
+def _outcome(text):
+    try:
+        ev = evaluate(text)
+    except ExpressionError as e:
+        return "refused" if e.kind == "limit" else f"error: {e}"
+    except Exception as e:  # noqa: BLE001 - the engine's own error for a malformed size
+        return f"engine: {type(e).__name__}"
+    return int(ev.value.numel()) if hasattr(ev.value, "numel") else "ok"
+
+
+@settings(max_examples=60, deadline=None)
+@given(dims=st.lists(st.integers(1, 40_000), min_size=1, max_size=3), call=st.sampled_from(CALLS),
+       form=st.integers(0, 5))
+def test_the_guard_refuses_every_oversize_tensor(dims, call, form):
+    numel = 1
+    for d in dims:
+        numel *= d
+    if form == 0 and "={s}" in call:
+        form = 1  # a keyword takes one value: the bare "a, b" form is positional only
+    spelled = _size_forms(dims)[form]
+    result = _outcome(call.format(s=spelled))
+    if numel > LIMIT:
+        assert result != numel and not isinstance(result, int), (call, spelled)  # never made
+        assert result in ("refused",) or result.startswith("engine: "), result
+    elif isinstance(result, int):
+        assert result == numel
+
+
+@pytest.mark.parametrize("text", [
+    "full(tensor([[15000], [15000]]), 1.0)", "ones(3).repeat(repeats=(5000, 5000))",
+    "cat([ones(3000, 3000), ones(3000, 3000)], axis=0)",
+    "index_select(ones(3000, 3000), axis=0, index=arange(3000).repeat(2))",
+    "ones(100000).split(1)", "ones(100000).unbind()", "ones(20000).chunk(20000)",
+    "ones(20000).tensor_split(20000)", "(ones(4000, 1) * ones(1, 4000)).sum()", "arange(10 ** 8)",
+    "ones(5000, 1).expand(5000, 5000).clone()", "eye(5000)", "linspace(0, 1, 10 ** 8)",
+    "ones(4000).outer(ones(4000))"])
+def test_the_bypasses_of_issue_18_are_refused(text):
+    assert _outcome(text) == "refused"

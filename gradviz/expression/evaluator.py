@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import torch as _torch
+from ..torch.autograd import graph as _graph
 from . import limits, namespace as ns
 from .errors import ExpressionError
 from .parser import Program, _dotted, node_position, parse, segment
@@ -210,8 +211,8 @@ class _Runner:
             raise _refuse(self, node, f"{type(node).__name__} expressions are not allowed")
         try:
             value = method(node)
-        except ExpressionError:
-            raise
+        except ExpressionError as e:
+            raise _locate(self, e, node)  # one the engine's guard raised has no position yet
         except Exception:
             if self.error_node is None:
                 self.error_node = node
@@ -594,6 +595,16 @@ def evaluate(program, shape=None, var_specs=None, seed=DEFAULT_SEED, max_element
     if not isinstance(dtype, limits.Dtype) or not dtype.is_floating_point:
         raise ExpressionError(f"dtype must be a floating torch dtype, not {dtype!r}", kind="option")
     budget = limits.Budget(max_elements, max_total_elements)
+    # gradviz's engine checks every array it makes against the budget; real PyTorch (graph
+    # --engine torch) has only the estimators before each call
+    release_guard = _graph.guarded(limits.EngineGuard(budget)) if engine is _torch else (lambda: None)
+    try:
+        return _evaluate_guarded(program, budget, engine, seed, var_specs, default_shape, dtype, explicit_dtype)
+    finally:
+        release_guard()
+
+
+def _evaluate_guarded(program, budget, engine, seed, var_specs, default_shape, dtype, explicit_dtype):
     engine.manual_seed(seed)
     env = {}
     runner = _Runner(program, budget, env, engine=engine)

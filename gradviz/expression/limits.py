@@ -536,6 +536,33 @@ class Budget:
         self.charge(elements, what, pieces, work)
 
 
+class EngineGuard:
+    """The budget's per-tensor limits, enforced by the engine itself for every array it
+    makes while an expression is evaluated (gradviz.torch's allocation guards), whatever
+    function or argument form sized it. The estimators above give the friendlier message
+    first; this is what holds when one of them reads the arguments wrong."""
+
+    def __init__(self, budget):
+        self.budget = budget
+
+    def elements(self, count, what):
+        if count > self.budget.max_elements:
+            raise ExpressionError(f"this would create a tensor of {_big(count)} elements ({_op_word(what)}); the "
+                                  f"limit is {_big(self.budget.max_elements)} elements per tensor", kind="limit")
+
+    def pieces(self, count, what):
+        if count > self.budget.max_pieces:
+            raise ExpressionError(f"this would return {_big(count)} tensors ({_op_word(what)}); the limit is "
+                                  f"{_big(self.budget.max_pieces)}", kind="limit")
+
+
+def _op_word(what):
+    """An engine op's node name as the user's call: ``SplitBackward0`` -> ``split``."""
+    import re
+    name = re.sub(r"Backward\d+$", "", what)
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower() if name != what else what
+
+
 def _big(n):
     n = int(n)
     if n >= 10 ** 15:

@@ -191,6 +191,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
 
 def _like(fill, t, dtype, requires_grad):
     dt = _resolve_dtype(dtype) or t.dtype
+    K.check_allocation(t._data.size, dt.np)
     return _new_leaf(fill(t._data.shape, dt.np), requires_grad)
 
 
@@ -243,6 +244,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if (values[1] - values[0]) * values[2] < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = _max(0, _int(np.ceil((values[1] - values[0]) / values[2])))
+    K.check_allocation(n, dt.np)
     data = (values[0] + np.arange(n, dtype=np.float64) * values[2]).astype(dt.np)
     return _new_leaf(data, requires_grad)
 
@@ -252,6 +254,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     steps = _int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    K.check_allocation(steps, dt.np)
     if steps == 1:  # a single step is the start (PyTorch fills it), not the end
         values = np.array([start], dtype=np.float64)
     else:
@@ -282,6 +285,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dt = _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype
+    K.check_allocation(n * (n if m is None else m), dt.np)
     return _new_leaf(np.eye(n, m, dtype=dt.np), requires_grad)
 
 
@@ -296,6 +300,7 @@ def legacy_constructor(cls, args, kwargs, dtype=None):
     if len(args) == 1 and isinstance(args[0], _tensor.Tensor):
         return args[0]
     if builtins.all(isinstance(a, (_int, np.integer)) and not isinstance(a, _bool) for a in args):
+        K.check_allocation(math.prod(_int(a) for a in args), dt.np)
         return _new_leaf(np.zeros(tuple(args), dtype=dt.np), cls=cls)
     if len(args) == 1 and isinstance(args[0], _tensor.Size):
         return _new_leaf(np.zeros(tuple(args[0]), dtype=dt.np), cls=cls)

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from . import _dtypes, _errors, _ops, _random as R, _tensor
+from . import _dtypes, _errors, _kernels as K, _ops, _random as R, _tensor
 from . import _functions as F  # partly initialised when it imports this module: read at call time
 from ._random import Generator, default_generator  # noqa: F401
 
@@ -122,6 +122,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if isinstance(n, bool) or not isinstance(n, (_int, np.integer)):
         raise _errors.argument_type("randperm", "n", 1, "int", type(n).__name__)
     F._check_sizes((_int(n),))
+    K.check_allocation(_int(n), np.int64)
 
     def make(out_dtype):
         dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.int64).np

@@ -205,6 +205,8 @@ def replay_view(t, chain):
 
 def unbind(self, dim=0):
     d = wrap_dim(dim, self._data.ndim)
+    if K.GUARDS:
+        K.guard_pieces(self._data.shape[d], "unbind")
     return _multi_view(_ops.unbind, self, {"dim": d}, "Unbind")
 
 
@@ -221,6 +223,8 @@ def split(self, split_size_or_sections=None, dim=0, *, split_size=None):
         split_size_or_sections = split_size
     d = wrap_dim(dim, self._data.ndim)
     if isinstance(split_size_or_sections, (list, tuple)):
+        if K.GUARDS:
+            K.guard_pieces(len(split_size_or_sections), "split")
         sizes = tuple(_int(s) for s in split_size_or_sections)
         if _sum(sizes) != self._data.shape[d]:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {self._data.shape[d]} (input "
@@ -228,6 +232,8 @@ def split(self, split_size_or_sections=None, dim=0, *, split_size=None):
         return _multi_view(_ops.split_with_sizes, self, {"split_sizes": sizes, "dim": d,
                                                           "self_sym_sizes": self._data.shape}, "SplitWithSizes")
     size = _int(split_size_or_sections)
+    if K.GUARDS and size > 0:
+        K.guard_pieces(-(-self._data.shape[d] // size), "split")
     if size == 0 and self._data.shape[d] != 0:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
                            f"{self._data.shape[d]}")
@@ -246,6 +252,8 @@ def chunk(self, chunks, dim=0):
 def tensor_split(self, sections, dim=0):
     d = wrap_dim(dim, self._data.ndim)
     size = self._data.shape[d]
+    if K.GUARDS:
+        K.guard_pieces(sections if isinstance(sections, _int) else len(sections) + 1, "tensor_split")
     if isinstance(sections, _int):
         base, extra = divmod(size, sections)
         sizes = [base + 1] * extra + [base] * (sections - extra)

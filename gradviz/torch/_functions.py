@@ -123,6 +123,8 @@ def _resolve_dtype(dtype):
 
 
 def _new_leaf(array, requires_grad=False, cls=None):
+    if K.GUARDS:
+        K.guard_elements(np.size(array), "a new tensor")
     t = (_tensor.Tensor if cls is None else cls)._make(array)
     if STATE.inference:
         t._inference = True

@@ -483,8 +483,28 @@ def _memory_limit():
 _MEMORY_LIMIT = []
 
 
+# Guards a caller above the engine installs (``gradviz graph`` bounds what an untrusted
+# expression may allocate): each has .elements(count, what) and .pieces(count, what), which
+# raise to refuse. The engine consults them wherever it makes an array, whatever call and
+# argument form asked for it: before a factory or random draw allocates, before and after
+# every op (graph.apply), and before a split, unbind or chunk makes its pieces.
+GUARDS = []
+
+
+def guard_elements(count, what):
+    for guard in GUARDS:
+        guard.elements(int(count), what)
+
+
+def guard_pieces(count, what):
+    for guard in GUARDS:
+        guard.pieces(int(count), what)
+
+
 def check_allocation(count, dtype):
     """Refuse, with PyTorch's error, a tensor of ``count`` elements that cannot fit."""
+    if GUARDS:
+        guard_elements(count, "a new tensor")
     nbytes = int(count) * np.dtype(dtype).itemsize
     if nbytes > (1 << 30):  # small tensors need no check
         if not _MEMORY_LIMIT:

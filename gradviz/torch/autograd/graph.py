@@ -74,6 +74,8 @@ def apply(op, inputs, params):
             arrays = (first, getattr(second, "_data", second))
     else:
         arrays = [getattr(x, "_data", x) for x in inputs]
+    if _kernels.GUARDS:
+        _guard_inputs(op, arrays)
     try:
         if _has_bfloat16(arrays):
             out = _forward_in_float32(op, arrays, params)
@@ -85,6 +87,8 @@ def apply(op, inputs, params):
         raise
     except MemoryError as exc:
         raise _errors.from_memory_error(exc) from None
+    if _kernels.GUARDS:
+        _guard_outputs(op, out)
     if op.special or STATE.inference:
         return _apply_special(op, inputs, params, out)
     if type(out) is not np.ndarray:
@@ -350,6 +354,62 @@ def _apply_special(op, inputs, params, out):
                 record(op, inputs, params, outputs)
                 break
     return outputs if op.multi_output else outputs[0]
+
+
+def _guard_inputs(op, arrays):
+    """Before an op runs under a guard: its result is at least as large as the broadcast of
+    its array inputs when it is elementwise (the common way to blow up: ``a * b.t()``)."""
+    shapes = [a.shape for a in arrays if type(a) is np.ndarray]
+    if shapes and op.promotes:
+        try:
+            shape = np.broadcast_shapes(*shapes)
+        except ValueError:
+            return  # the op raises PyTorch's broadcasting error
+        _kernels.guard_elements(_numel(shape), op.node_name)
+
+
+def _guard_outputs(op, out):
+    """After an op runs under a guard: what it made, whatever sized it."""
+    if type(out) is tuple:
+        _kernels.guard_pieces(len(out), op.node_name)
+        for o in out:
+            if type(o) is np.ndarray:
+                _kernels.guard_elements(o.size, op.node_name)
+    elif hasattr(out, "size"):
+        _kernels.guard_elements(np.size(out), op.node_name)
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def guarded(guard):
+    """Consult ``guard`` (see _kernels.GUARDS) for every array until the returned
+    function is called. It also listens, so that every op takes apply()'s checked path."""
+    _kernels.GUARDS.append(guard)
+    listener = _DeafListener()
+    LISTENERS.append(listener)
+
+    def release():
+        _kernels.GUARDS.remove(guard)
+        LISTENERS.remove(listener)
+    return release
+
+
+class _DeafListener:
+    """A listener that hears nothing: its presence alone routes ops through apply()."""
+
+    def __getattr__(self, event):
+        if event.startswith("on_"):
+            return _ignore
+        raise AttributeError(event)
+
+
+def _ignore(*_):
+    return None
 
 
 def _has_bfloat16(arrays):
