@@ -25,10 +25,25 @@ _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_OUTPUT_CLOSED = 141  # as a shell reports a command stopped by SIGPIPE
+_OUTPUT_DEVICE_ERRORS = {28, 27, 5, 122}  # ENOSPC, EFBIG, EIO, EDQUOT
 
 
 def _echo_err(msg: str) -> None:
     click.echo(msg, err=True)
+
+
+def _failed(e: Exception) -> int:
+    """The exit status for an exception no command handled, with its one line."""
+    if isinstance(e, OSError) and e.errno in _OUTPUT_DEVICE_ERRORS:
+        # the terminal or file the report goes to failed (a full disk, > /dev/full): not a bug
+        _echo_err(f"gradviz: error: cannot write the output: {e.strerror}")
+        return EXIT_USAGE
+    if os.environ.get("GRADVIZ_DEBUG"):
+        import traceback
+
+        traceback.print_exc()
+    _echo_err(f"gradviz: internal error: {type(e).__name__}: {e} (set GRADVIZ_DEBUG=1 for the traceback)")
+    return EXIT_INTERNAL
 
 
 class GradvizGroup(click.Group):
@@ -70,13 +85,7 @@ class GradvizGroup(click.Group):
                 pass
             code = EXIT_OUTPUT_CLOSED
         except Exception as e:  # noqa: BLE001 - the one boundary
-            if os.environ.get("GRADVIZ_DEBUG"):
-                import traceback
-
-                traceback.print_exc()
-            _echo_err(f"gradviz: internal error: {type(e).__name__}: {e} "
-                      "(set GRADVIZ_DEBUG=1 for the traceback)")
-            code = EXIT_INTERNAL
+            code = _failed(e)
         if code is None:
             code = EXIT_OK
         if standalone_mode:
@@ -135,7 +144,24 @@ def _engine_option(fn):
     return click.option("--engine", type=click.Choice(["gradviz", "torch"]), default="gradviz", show_default=True,
                         help=ENGINE_HELP)(fn)
 MAX_NODES = click.IntRange(min=0)
-TIMEOUT = click.FloatRange(min=0, min_open=True)
+class _Seconds(click.ParamType):
+    """A time limit: a finite number of seconds above 0 and at most a week."""
+    name = "seconds"
+    MAX = 7 * 24 * 3600
+
+    def convert(self, value, param, ctx):
+        import math
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds) or seconds <= 0 or seconds > self.MAX:
+            self.fail(f"{value} is not a time limit: give seconds above 0 and at most {self.MAX:,} (a week)",
+                      param, ctx)
+        return seconds
+
+
+TIMEOUT = _Seconds()
 
 
 def _graph_options(out_flags, out_help):
@@ -252,10 +278,12 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
 @click.option("--html", "html", metavar="REPORT", default=None,
               help="Also write REPORT.html: the expression, its tensors, graph and errors on one "
                    "self-contained page.")
+@click.option("--timeout", type=TIMEOUT, default=30.0, show_default=True, metavar="SECONDS",
+              help="Stop an evaluation (with its backward) that runs longer than this (exit 2).")
 @_engine_option
 @_command
 def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_nodes, tree,
-              backward_twice, retain_graph, as_json, html, engine):
+              backward_twice, retain_graph, as_json, html, timeout, engine):
     """Evaluate one EXPRESSION safely, backpropagate, show tensors and graph.
 
     EXPRESSION is one expression, or simple assignments separated by ';' or newlines
@@ -288,7 +316,8 @@ def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_n
     return command.run(command.GraphOptions(
         expression=expression, shape=shape, var=tuple(var), seed=seed, dtype=dtype,
         no_backward=no_backward, output=out, view=view, max_nodes=max_nodes, tree=tree,
-        backward_twice=backward_twice, retain_graph=retain_graph, as_json=as_json, html=html, engine=engine))
+        backward_twice=backward_twice, retain_graph=retain_graph, as_json=as_json, html=html, engine=engine,
+        timeout=timeout))
 
 
 @cli.command("explain", context_settings=CONTEXT_SETTINGS)

@@ -89,9 +89,15 @@ class ScriptTimeout(BaseException):
 
 
 class OutputClosed(BaseException):
-    """Raised inside the script when whoever reads its output went away (``gradviz run
-    s.py | head -1``): the run stops there, as the script itself would under a shell.
-    A BaseException, so the script's own ``except Exception`` does not take it for its own."""
+    """Raised inside the script when its output cannot be written: whoever reads it went
+    away (``gradviz run s.py | head -1``: ``error`` is None and the run stops quietly, as the
+    script itself would under a shell), or the device failed (``> /dev/full``: ``error`` is
+    the OSError). A BaseException, so the script's own ``except Exception`` does not take
+    it for its own."""
+
+    def __init__(self, error: Optional[OSError] = None):
+        super().__init__(error)
+        self.error = error
 
 
 class Deadline:
@@ -694,6 +700,8 @@ class _Tee(io.TextIOBase):
             self._out.write(s)
         except BrokenPipeError:
             raise OutputClosed() from None
+        except OSError as e:
+            raise OutputClosed(e) from None
         return len(s)
 
     def flush(self) -> None:
@@ -701,6 +709,8 @@ class _Tee(io.TextIOBase):
             self._out.flush()
         except BrokenPipeError:
             raise OutputClosed() from None
+        except OSError as e:
+            raise OutputClosed(e) from None
 
 
 @contextlib.contextmanager

@@ -129,3 +129,62 @@ def test_the_guard_refuses_every_oversize_tensor(dims, call, form):
     "ones(4000).outer(ones(4000))"])
 def test_the_bypasses_of_issue_18_are_refused(text):
     assert _outcome(text) == "refused"
+
+
+@pytest.mark.parametrize("text", ["1" + " " * 3200 + "x", " " * 100_000 + "3x", "(" * 50_000, "9" * 100_000,
+                                  "1," * 50_000, "3" + " x 3" * 20_000 + "y"])
+def test_shape_parsing_is_linear_and_refuses_with_one_line(text):
+    """These took tens of seconds with a backtracking pattern; a scan takes milliseconds.
+    (No timing here: a regression would make this test visibly slow.)"""
+    from gradviz.expression import parse_shape
+    with pytest.raises(ExpressionError) as info:
+        parse_shape(text)
+    assert info.value.kind == "option"
+    assert len(str(info.value)) < 200
+
+
+def test_var_and_shape_options_refuse_long_text_quickly():
+    r = invoke("graph", "x.sum()", "--shape", "1" + " " * 3200 + "x")
+    assert r.exit_code == 2 and "is not a shape" in r.stderr and len(r.stderr.splitlines()) <= 3
+    r = invoke("graph", "x.sum()", "--var", "x=" + "(" * 20_000)
+    assert r.exit_code == 2
+
+
+def test_graph_has_a_time_limit():
+    slow = "a = x.expand(3000, 3); " + "; ".join(f"b{i} = a.split(1)" for i in range(40)) + "; x.sum()"
+    r = invoke("graph", slow, "--timeout", "0.3")
+    assert r.exit_code == 2
+    assert r.stderr.strip() == ("gradviz graph: error: the expression ran longer than 0.3 s and was stopped "
+                                "(--timeout SECONDS raises the limit)")
+    assert "--timeout SECONDS" in invoke("graph", "--help").stdout and "[default: 30" in invoke("graph", "--help").stdout
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e300", "0", "-1", "abc", "604801"])
+@pytest.mark.parametrize("command", [["run", "samples/seed_graph.py"], ["graph", "x.sum()"],
+                                     ["explain", "samples/errors_demo.py"]])
+def test_time_limits_are_checked_as_usage(command, value):
+    r = invoke(*command, "--timeout", value)
+    assert r.exit_code == 2, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Invalid value for '--timeout'" in r.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "samples/seed_graph.py"], "gradviz run: error: cannot write the script's output to stdout: No space left "
+                                       "on device"),
+    (["graph", "(x*x).sum()", "-o", "-"], "gradviz graph: error: cannot write the DOT to stdout: No space left on "
+                                          "device"),
+    (["graph", "(x*x).sum()", "--json"], "gradviz: error: cannot write the output: No space left on device"),
+    (["explain", "samples/errors_demo.py"], "gradviz: error: cannot write the output: No space left on device")])
+def test_a_full_stdout_is_a_usage_error_not_a_crash(args, message):
+    import os
+    import subprocess
+    import sys
+
+    from _cli_helpers import ENV, ROOT
+    if not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full (Linux)")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "gradviz", *args], stdout=full, stderr=subprocess.PIPE,
+                              text=True, cwd=ROOT, env={**os.environ, **ENV}, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == message

@@ -414,9 +414,11 @@ def write_graph(snap, target: Target, *, view: str, max_nodes: int, notes=(), ti
         return GraphOutcome(result=result, notes=result.notes)
     except dot.RenderError as e:  # ImageTooLarge, a failure or a timeout of Graphviz
         return GraphOutcome(error=CommandError(str(e), EXIT_USAGE))
+    except BrokenPipeError:
+        raise  # the reader went away: the CLI leaves quietly
     except OSError as e:
-        return GraphOutcome(error=CommandError(
-            f"cannot write '{target.path}': {e.strerror or e}", EXIT_USAGE))
+        where = "the DOT to stdout" if target.stdout else f"'{target.path}'"
+        return GraphOutcome(error=CommandError(f"cannot write {where}: {e.strerror or e}", EXIT_USAGE))
 
 
 def describe_written(outcome: GraphOutcome) -> str:

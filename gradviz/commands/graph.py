@@ -17,6 +17,9 @@ _NAME = re.compile(r"^[^\W\d]\w*$")
 MAX_TITLE = 70
 
 
+DEFAULT_TIMEOUT = 30.0  # an expression is small: anything slower is runaway work
+
+
 @dataclass
 class GraphOptions:
     expression: str
@@ -34,6 +37,7 @@ class GraphOptions:
     as_json: bool = False
     html: Optional[str] = None  # --html REPORT
     engine: str = "gradviz"  # or 'torch': the installed PyTorch evaluates the expression
+    timeout: Optional[float] = DEFAULT_TIMEOUT  # seconds for evaluation, backward and snapshot; None: no limit
 
 
 @dataclass
@@ -159,9 +163,10 @@ def _evaluate(opts, program, shape, specs, dtype, target, eng) -> Outcome:
     holder = {}
     watch = common.Watch(lambda: _labels(holder["ev"]) if "ev" in holder else {}, real=eng.real)
     saved_grad = engine.is_grad_enabled()
+    from gradviz import scripting
     try:
         engine.set_grad_enabled(True)
-        with watch:
+        with watch, scripting.deadline(opts.timeout):
             try:
                 ev = common.without_caller(lambda: expression.evaluate(
                     program, shape=shape, var_specs=specs, seed=opts.seed, dtype=dtype, engine=engine))
@@ -200,6 +205,9 @@ def _evaluate(opts, program, shape, specs, dtype, target, eng) -> Outcome:
             if is_tensor:
                 out.snapshot = snapshot(value, _labels(ev), watch.recorder)
             out.tensors = _table(ev)
+    except scripting.ScriptTimeout:
+        raise CommandError(f"the expression ran longer than {opts.timeout:g} s and was stopped (--timeout "
+                           "SECONDS raises the limit)") from None
     finally:
         engine.set_grad_enabled(saved_grad)
     if out.snapshot is not None and target is not None and out.error is None:

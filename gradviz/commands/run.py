@@ -156,8 +156,11 @@ def run(opts: RunOptions) -> int:
         with redirect:
             try:
                 result = scripting.run_script(program, opts.script_args, echo=True, on_cell=on_cell, **kwargs)
-            except scripting.OutputClosed:
-                raise BrokenPipeError() from None  # the CLI leaves quietly
+            except scripting.OutputClosed as e:
+                if e.error is None:
+                    raise BrokenPipeError() from None  # the CLI leaves quietly
+                raise CommandError(f"cannot write the script's output to stdout: {e.error.strerror or e.error}") \
+                    from None
         sys.stdout.flush()
 
     report = graph_report(opts, watch, names, program) if watching else None

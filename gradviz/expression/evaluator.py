@@ -458,7 +458,26 @@ def _pyint(v):
 
 
 # -- shapes and leaves -----------------------------------------------------------------
-_SHAPE_TEXT = re.compile(r"\s*\(?\s*(?:\d+(?:\s*[x×X,*]\s*\d+)*\s*,?)?\s*\)?\s*")
+_SHAPE_SEPARATOR = re.compile(r"\s*[x×X,*]\s*")  # no nested repetition: linear on any input
+
+
+def _shape_text_dims(text):
+    """The sizes in a shape written as text (``3,3``, ``3x3``, ``(2, 3)``, ``(5,)``, ``()``),
+    or None when it is not one. A scan, not a backtracking pattern: linear in the text."""
+    text = text.strip()
+    if text.startswith("("):
+        text = text[1:]
+    if text.endswith(")"):
+        text = text[:-1]
+    text = text.strip()
+    if not text:
+        return []
+    if text.endswith(","):
+        text = text[:-1].rstrip()
+    parts = _SHAPE_SEPARATOR.split(text)
+    if not all(part.isascii() and part.isdigit() and len(part) <= 18 for part in parts):
+        return None  # (a size of 19 digits is no size; int() of thousands of digits is slow)
+    return [int(part) for part in parts]
 
 
 def parse_shape(spec, what="shape"):
@@ -477,9 +496,10 @@ def parse_shape(spec, what="shape"):
         text = spec.strip()
         if text.lower() in ("scalar", "()", ""):
             return ()
-        if not _SHAPE_TEXT.fullmatch(text):
-            raise ExpressionError(f"{what} {spec!r} is not a shape; write it as 3,3 or 3x3", kind="option")
-        dims = [int(d) for d in re.findall(r"\d+", text)]
+        dims = _shape_text_dims(text)
+        if dims is None:
+            shown = spec if len(spec) <= 40 else spec[:37] + "..."
+            raise ExpressionError(f"{what} {shown!r} is not a shape; write it as 3,3 or 3x3", kind="option")
     else:
         raise ExpressionError(f"{what} must be a shape such as 3,3 or 3x3", kind="option")
     if len(dims) > 16:
@@ -491,7 +511,7 @@ def parse_shape(spec, what="shape"):
 
 def _is_shape_text(text):
     stripped = text.strip()
-    return stripped.lower() in ("scalar", "()") or (bool(stripped) and _SHAPE_TEXT.fullmatch(stripped) is not None)
+    return stripped.lower() in ("scalar", "()") or (bool(stripped) and _shape_text_dims(stripped) is not None)
 
 
 def _to_leaf(value, dtype, explicit_dtype, budget, context, source, engine):
