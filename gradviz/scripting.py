@@ -685,10 +685,39 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
             fullname, _AliasLoader(module), is_package=hasattr(module, "__path__"))
 
 
+MAX_KEPT_STDOUT = 1_000_000  # characters of a cell's output kept for --json / --html
+
+
+class _KeptOutput(io.TextIOBase):
+    """A cell's output as kept for its result: the first ``limit`` characters, and how
+    many more there were."""
+
+    def __init__(self, limit: int):
+        self._parts, self._kept, self._limit, self.dropped = [], 0, limit, 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        room = self._limit - self._kept
+        if room > 0:
+            part = s[:room]
+            self._parts.append(part)
+            self._kept += len(part)
+        self.dropped += max(0, len(s) - max(room, 0))
+        return len(s)
+
+    def getvalue(self) -> str:
+        text = "".join(self._parts)
+        if self.dropped and self._limit:
+            text += f"\n[gradviz kept the first {self._limit:,} characters of this output: {self.dropped:,} more not kept]\n"
+        return text
+
+
 class _Tee(io.TextIOBase):
     """The cell's stdout: kept for the result, and passed through as it is written."""
 
-    def __init__(self, buf: io.StringIO, out):
+    def __init__(self, buf: "_KeptOutput", out):
         self._buf, self._out = buf, out
 
     def writable(self) -> bool:
@@ -864,6 +893,7 @@ def run_script(
     catch_interrupt: bool = False,
     around: Optional[Callable[[dict], Any]] = None,
     stop_at_error: bool = False,
+    keep_stdout: int = MAX_KEPT_STDOUT,
 ) -> RunResult:
     """Run the script or notebook at ``path`` (or a loaded Program) cell by cell and
     return what happened, as plain data.
@@ -883,6 +913,9 @@ def run_script(
              run's session, before the first cell and left after the last one (e.g. to
              record the graph). Its own exceptions propagate.
     stop_at_error: end the run after the first cell that raised (``stopped == "error"``).
+    keep_stdout: characters of each cell's output kept in its CellResult (the rest is
+             counted, not kept: a script printing gigabytes must not hold them); 0 when
+             nothing needs them (the output is still passed through with ``echo``).
 
     Raises ScriptError when the script cannot be read.  Exceptions the script raises end
     their cell and are recorded; only KeyboardInterrupt (and the like) propagate, after
@@ -911,7 +944,7 @@ def run_script(
             limit.start()
             try:
                 for cell in program.cells:
-                    buf = io.StringIO()
+                    buf = _KeptOutput(keep_stdout)
                     error = None
                     stop = None
                     out = _Tee(buf, real_stdout) if echo else buf

@@ -188,3 +188,28 @@ def test_a_full_stdout_is_a_usage_error_not_a_crash(args, message):
                               text=True, cwd=ROOT, env={**os.environ, **ENV}, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1] == message
+
+
+def test_a_scripts_output_streams_through_without_being_kept(tmp_path):
+    """300 MB printed: passed through, not held (the table needs none of it); --json keeps
+    the first million characters of each cell and says how much more there was."""
+    import os
+    import subprocess
+    import sys
+
+    from _cli_helpers import ENV, ROOT
+    path = write(tmp_path, 'import torch\nx = torch.ones(2)\nline = "y" * 999\nfor i in range(300000):\n'
+                           '    print(line)\n', "loud.py")
+    measure = ("import resource, sys\nfrom gradviz import cli\ncode = cli.cli.main(['run', sys.argv[1]], "
+               "standalone_mode=False)\nprint('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
+               "file=sys.stderr)\n")
+    with open(os.devnull, "w") as sink:
+        proc = subprocess.run([sys.executable, "-c", measure, path], stdout=sink, stderr=subprocess.PIPE,
+                              text=True, cwd=ROOT, env={**os.environ, **ENV}, timeout=300)
+    assert "PEAK" in proc.stderr, proc.stderr
+    peak_mb = int(proc.stderr.split("PEAK")[1].split()[0]) / 1024
+    assert peak_mb < 250, peak_mb  # it held 300 MB of text (and more) before
+    doc = json.loads(invoke("run", path, "--json").stdout)
+    out = doc["cells"][0]["stdout"]
+    assert out.startswith("y" * 999 + "\n")
+    assert out.endswith("\n[gradviz kept the first 1,000,000 characters of this output: 299,000,000 more not kept]\n")

@@ -133,7 +133,10 @@ def run(opts: RunOptions) -> int:
             yield
 
     total = len(program.cells)
-    kwargs = dict(timeout=opts.timeout, catch_interrupt=True, around=around, engine=eng.module_name)
+    # the cells' output is kept only where it is shown again (--json, --html); else it streams through
+    keep = scripting.MAX_KEPT_STDOUT if (opts.as_json or opts.html) else 0
+    kwargs = dict(timeout=opts.timeout, catch_interrupt=True, around=around, engine=eng.module_name,
+                  keep_stdout=keep)
     if opts.as_json:
         result = scripting.run_script(program, opts.script_args, echo=False,
                                       on_cell=cell_graphs.after if cell_graphs is not None else None, **kwargs)
