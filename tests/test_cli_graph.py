@@ -225,7 +225,7 @@ def test_tree_with_an_output_file(tmp_path):
 def test_json_document():
     r, doc = graph_json(SEED_EXPR, "--shape", "3,3")
     assert set(doc) == {"expression", "leaves", "seed", "result", "backward", "second_backward", "tensors",
-                        "graph", "notes", "error"}
+                        "graph", "notes", "warnings", "error"}
     assert doc["leaves"] == ["w3", "w1", "a", "w4", "w2"]
     assert doc["result"]["grad_fn"] == "SumBackward0" and doc["result"]["shape"] == []
     assert doc["error"] is None and doc["graph"] is None

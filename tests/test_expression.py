@@ -285,11 +285,17 @@ def test_engine_type_error_propagates():
         evaluate("tanh(x, 1, 2, 3)")
 
 
-def test_warnings_propagate():
+def test_warnings_are_kept_with_their_place():
+    """A warning the expression raises is kept on the evaluation, placed on the part that
+    raised it (once per message and place), instead of reaching Python's warning display
+    with gradviz's own file and line."""
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        evaluate("(x * 2).grad")
-    assert any(".grad attribute of a Tensor that is not a leaf" in str(x.message) for x in w)
+        ev = evaluate("a = (x * 2).grad; b = (x * 2).grad; x.sum()")
+    assert not w
+    assert [(x.category, x.position, x.source) for x in ev.warnings] == [
+        ("UserWarning", (1, 5, 17), "(x * 2).grad"), ("UserWarning", (1, 23, 35), "(x * 2).grad")]
+    assert ".grad attribute of a Tensor that is not a leaf" in ev.warnings[0].message
 
 
 def test_allocation_limits_are_parameters():

@@ -217,3 +217,26 @@ def test_a_scripts_output_streams_through_without_being_kept(tmp_path):
     out = doc["cells"][0]["stdout"]
     assert out.startswith("y" * 999 + "\n")
     assert out.endswith("\n[gradviz kept the first 1,000,000 characters of this output: 299,000,000 more not kept]\n")
+
+
+def test_graph_warnings_point_into_the_expression_not_at_gradviz():
+    r = invoke("graph", "y = x * 2; z = y.grad; x.sum()")
+    assert r.exit_code == 0
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith("<expression>:1:16: UserWarning: The .grad attribute of a Tensor that is not a leaf")
+    assert lines[1:3] == ["  y = x * 2; z = y.grad; x.sum()", "                 ^^^^^^"]
+    assert "evaluator.py" not in r.stderr and "gradviz/" not in r.stderr
+    doc = json.loads(invoke("graph", "F.mse_loss(x, ones(3, 1))", "--json").stdout)
+    (warned,) = doc["warnings"]
+    assert (warned["category"], warned["line"], warned["col"], warned["source"]) == (
+        "UserWarning", 1, 1, "F.mse_loss(x, ones(3, 1))")
+    assert warned["message"].startswith("Using a target size (torch.Size([3, 1])) that is different")
+
+
+def test_control_characters_are_shown_not_obeyed():
+    from gradviz.safe_text import visible, visible_line
+    assert visible("title\x1b]0;pwned\x07 reset\x1bc \x0e shift \x9b2J") == (
+        "title^[]0;pwned\\x07 reset^[c \\x0e shift \\x9b2J")
+    assert visible("two\nlines\tand a tab") == "two\nlines\tand a tab"
+    assert visible_line("two\nlines\r") == "two\\nlines\\r"
+    assert visible("plain ✓ ünïcode") == "plain ✓ ünïcode"

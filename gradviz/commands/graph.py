@@ -113,6 +113,7 @@ def run(opts: GraphOptions) -> int:
     dtype = getattr(eng.torch, opts.dtype) if opts.dtype else None
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
     out = _evaluate(opts, program, shape, specs, dtype, target, eng)
+    _print_warnings(out, program)
     if html_path is not None:
         report.write(html_path, report.graph_page(opts, out, _title(program), _picture_notes(out)))
     if opts.as_json:
@@ -139,6 +140,24 @@ def run(opts: GraphOptions) -> int:
 
 
 # --------------------------------------------------------------------------- evaluation
+
+
+def _warnings(out) -> list:
+    return list(out.evaluation.warnings) if out.evaluation is not None else []
+
+
+def _print_warnings(out, program) -> None:
+    """What the expression warned, on stderr as Python shows a warning, but placed in the
+    expression (``<expression>:1:5``) with a caret under the part that warned."""
+    from gradviz.safe_text import visible
+
+    lines = program.source.split("\n")
+    for w in _warnings(out):
+        line, col, end_col = w.position
+        text = lines[line - 1] if 0 < line <= len(lines) else program.source
+        width = max(1, (end_col or col + 1) - col)
+        print(f"<expression>:{line}:{col}: {w.category}: {visible(w.message)}\n  {visible(text)}\n"
+              f"  {' ' * (col - 1)}{'^' * width}", file=sys.stderr)
 
 
 def _labels(ev) -> dict:
@@ -341,4 +360,5 @@ def _json(opts, out: Outcome, target) -> dict:
     return {"expression": out.program.source, "leaves": list(out.program.leaves), "seed": opts.seed,
             "result": result, "backward": dict(out.backward), "second_backward": second,
             "tensors": [jsonout.tensor_dict(t) for t in out.tensors], "graph": graph,
-            "notes": list(out.notes), "error": error, **({"report": opts.html} if opts.html else {})}
+            "notes": list(out.notes), "warnings": [w.as_dict() for w in _warnings(out)], "error": error,
+            **({"report": opts.html} if opts.html else {})}

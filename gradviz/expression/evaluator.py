@@ -7,12 +7,13 @@ every allocation with ``limits.Budget`` before the engine call that would make i
 import ast
 import operator
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .. import torch as _torch
+from .. import float_noise, torch as _torch
 from ..torch.autograd import graph as _graph
 from . import limits, namespace as ns
 from .errors import ExpressionError
@@ -55,6 +56,20 @@ class Intermediate:
 
 
 @dataclass
+class ExpressionWarning:
+    """A warning raised while the expression ran, placed on the part that raised it."""
+    category: str   # e.g. "UserWarning"
+    message: str
+    position: tuple  # (line, col, end_col) of the innermost node being evaluated
+    source: str      # that node's text
+
+    def as_dict(self):
+        line, col, end_col = self.position
+        return {"category": self.category, "message": self.message, "line": line, "col": col,
+                "end_col": end_col, "source": self.source}
+
+
+@dataclass
 class Evaluation:
     """What ``evaluate`` produced.
 
@@ -75,6 +90,7 @@ class Evaluation:
     error: BaseException | None = None
     error_position: tuple | None = None   # (line, col, end_col) of the innermost failing node
     error_source: str | None = None       # its source text
+    warnings: list = field(default_factory=list)  # ExpressionWarning: what the expression warned, where
     _labels: dict = field(default_factory=dict, repr=False)
 
     def label_of(self, tensor):
@@ -144,6 +160,8 @@ class _Runner:
         self.label_counts = {}
         self.statement = 0
         self.error_node = None
+        self.current = None  # the innermost node being evaluated: where a warning is placed
+        self.warned = []
 
     # -- labels --------------------------------------------------------------------
     def _unique(self, label):
@@ -155,6 +173,17 @@ class _Runner:
             unique = f"{label} #{n}"
         self.label_counts[label] = n
         return unique
+
+    def on_warning(self, message, category, *_):
+        """warnings.showwarning while the expression runs: kept with the node it came from,
+        once per message and place (Python's default), instead of naming gradviz's source."""
+        node = self.current
+        position = node_position(self.lines, node) if node is not None else (1, 1, None)
+        warned = ExpressionWarning(category.__name__, str(message), position,
+                                   segment(self.source, node) if node is not None else self.source)
+        if all((w.category, w.message, w.position) != (warned.category, warned.message, warned.position)
+               for w in self.warned):
+            self.warned.append(warned)
 
     def add_leaf(self, name, tensor):
         self.labels[id(tensor)] = name
@@ -209,6 +238,7 @@ class _Runner:
         method = getattr(self, "_e_" + type(node).__name__, None)
         if method is None:  # the validator refuses these; never evaluate an unknown node
             raise _refuse(self, node, f"{type(node).__name__} expressions are not allowed")
+        outer, self.current = self.current, node
         try:
             value = method(node)
         except ExpressionError as e:
@@ -217,6 +247,8 @@ class _Runner:
             if self.error_node is None:
                 self.error_node = node
             raise
+        finally:
+            self.current = outer
         if record and isinstance(node, _RECORDED):
             if isinstance(value, Tensor):
                 if id(value) not in self.labels:
@@ -633,7 +665,11 @@ def _evaluate_guarded(program, budget, engine, seed, var_specs, default_shape, d
         env[name] = leaf
         runner.add_leaf(name, leaf)
     try:
-        value = runner.run()
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")  # placed and deduplicated by on_warning
+            float_noise.silence_in_engine()  # numpy's overflow notes stay silent, as PyTorch is
+            warnings.showwarning = runner.on_warning
+            value = runner.run()
     except ExpressionError:
         raise
     except Exception as e:
@@ -657,4 +693,5 @@ def _evaluation(runner, program, value, seed):
         label = program.result_name or program.result_source
     return Evaluation(program=program, value=value, result_label=label, leaves=leaves,
                       assigned=dict(runner.assigned), intermediates=list(runner.intermediates),
-                      tensors=dict(runner.tensors), seed=seed, _labels=dict(runner.labels))
+                      tensors=dict(runner.tensors), seed=seed, warnings=list(runner.warned),
+                      _labels=dict(runner.labels))

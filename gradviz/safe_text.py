@@ -1,0 +1,33 @@
+"""Untrusted text made safe for a terminal: what a script, an expression or a pasted
+message contains (a tensor's name, an error message, a printed value) reaches the screen
+with its control characters shown, never obeyed. An escape sequence could otherwise set
+the window title (OSC), reset the terminal (``ESC c``), switch its character set or move
+the cursor over gradviz's own output.
+
+C0 controls other than newline and tab, DEL, and the C1 range are written visibly: ESC as
+``^[`` (the caret form terminals use), the rest as ``\\x..`` escapes, as Python's repr
+writes them. JSON output keeps the exact text: it is data, not a screen.
+"""
+import re
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _shown(match) -> str:
+    char = match.group()
+    if char == "\x1b":
+        return "^["
+    if char == "\r":
+        return "\\r"
+    return f"\\x{ord(char):02x}"
+
+
+def visible(text) -> str:
+    """``text`` with every control character but newline and tab made visible."""
+    text = str(text)
+    return _CONTROL.sub(_shown, text) if _CONTROL.search(text) else text
+
+
+def visible_line(text) -> str:
+    """The same for text that must stay on one line: newlines and tabs shown too."""
+    return visible(text).replace("\n", "\\n").replace("\t", "\\t")
