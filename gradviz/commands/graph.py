@@ -34,6 +34,8 @@ class GraphOptions:
     as_json: bool = False
     html: Optional[str] = None  # --html REPORT
     engine: str = "gradviz"  # or 'torch': the installed PyTorch evaluates the expression
+    precision: Optional[int] = None  # --precision N: significant digits in the tables
+    full_values: bool = False  # --full-values
 
 
 @dataclass
@@ -86,6 +88,13 @@ def _read_expression(text: str) -> str:
 
 
 def run(opts: GraphOptions) -> int:
+    from gradviz.render import values
+
+    with values.printoptions(opts.precision, opts.full_values):
+        return _run(opts)
+
+
+def _run(opts: GraphOptions) -> int:
     from gradviz import expression
 
     text = _read_expression(opts.expression)
