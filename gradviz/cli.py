@@ -144,6 +144,8 @@ def _engine_option(fn):
     return click.option("--engine", type=click.Choice(["gradviz", "torch"]), default="gradviz", show_default=True,
                         help=ENGINE_HELP)(fn)
 MAX_NODES = click.IntRange(min=0)
+
+
 class _Seconds(click.ParamType):
     """A time limit: a finite number of seconds above 0 and at most a week."""
     name = "seconds"
@@ -162,6 +164,18 @@ class _Seconds(click.ParamType):
 
 
 TIMEOUT = _Seconds()
+PRECISION = click.IntRange(min=1, max=17)
+
+
+def _value_options(fn):
+    """--precision and --full-values: how the tables show values (PyTorch's printoptions)."""
+    fn = click.option("--full-values", is_flag=True,
+                      help="List every value of data and grad (tensors up to 1000 elements; a matrix one "
+                           "row a line), each tensor as a record, instead of fitting a one-line table "
+                           "cell ('[0.1, …, 0.9]', 'min..max, mean m').")(fn)
+    return click.option("--precision", type=PRECISION, default=None, metavar="N",
+                        help="Significant digits of the values in the table. [default: 4 for listed "
+                             "values, 3 for min..max, mean summaries]")(fn)
 
 
 def _graph_options(out_flags, out_help):
@@ -194,9 +208,14 @@ def _graph_options(out_flags, out_help):
 @click.argument("script_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- ARGS]...")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON document (the conformance schema) and nothing else on "
-                   "stdout; the script's own output goes into the JSON.")
+                   "stdout; the script's own output goes into the JSON. Strict JSON: NaN and "
+                   "infinities are the strings \"NaN\", \"Infinity\", \"-Infinity\".")
 @click.option("--cells", is_flag=True,
               help="Print the tensor table after every cell instead of once at the end.")
+@click.option("--changed-only", is_flag=True,
+              help="With --cells (implied): list per cell only the tensors it made or changed "
+                   "(value, grad, grad_fn, flags), and the names it dropped.")
+@_value_options
 @_graph_options(("--graph", "-o"),
                 "Write the graph to OUT: .svg, .png, .pdf or .dot/.gv; "
                 "'-' prints DOT on stdout.")
@@ -213,8 +232,8 @@ def _graph_options(out_flags, out_help):
                    "errors (explained), tensors and graph.")
 @_engine_option
 @_command
-def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, backward_twice,
-            retain_graph, roots, lint, timeout, html, engine):
+def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_values, out, view, max_nodes,
+            tree, backward_twice, retain_graph, roots, lint, timeout, html, engine):
     """Run SCRIPT with `import torch` resolving to gradviz's engine.
 
     SCRIPT is a PyTorch-style Python file or a Jupyter notebook (.ipynb). Lines starting
@@ -225,9 +244,11 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
     and cells and lines are named as the notebook shows them ('In [5], line 3').
 
     The script's output is passed through; afterwards a table lists its named tensors
-    (name, shape, dtype, requires_grad, is_leaf, grad_fn, grad, data). Errors are
-    reported with their cell, line and traceback on stderr. Arguments after '--' are
-    passed to the script in sys.argv.
+    (name, shape, dtype, requires_grad, is_leaf, grad_fn, grad, data), fitted to the
+    terminal's width ($COLUMNS; 160 columns in a pipe): narrow terminals get compact flag
+    columns and shorter value summaries, never a value cut in two. Errors are reported
+    with their cell, line and traceback on stderr. Arguments after '--' are passed to the
+    script in sys.argv.
 
     With --graph, the graph of the script's last backward()/autograd.grad() call is
     captured as that call returns (so the buffers it freed show as freed) and written
@@ -237,6 +258,8 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
     Examples:
       gradviz run samples/seed_graph.py
       gradviz run samples/autograd_basics.ipynb --cells
+      gradviz run samples/tiny_mlp.py --cells --changed-only
+      gradviz run samples/tiny_mlp.py --precision 6 --full-values
       gradviz run samples/autograd_basics.ipynb --html report.html
       gradviz run samples/seed_graph.py --graph seed.svg --root L
       gradviz run samples/seed_graph.py --backward-twice --tree
@@ -252,7 +275,8 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
     from gradviz.commands import run as command
 
     return command.run(command.RunOptions(
-        script=script, script_args=tuple(script_args), as_json=as_json, cells=cells, graph=out,
+        script=script, script_args=tuple(script_args), as_json=as_json, cells=cells or changed_only,
+        changed_only=changed_only, precision=precision, full_values=full_values, graph=out,
         roots=tuple(roots), view=view, max_nodes=max_nodes, tree=tree, backward_twice=backward_twice,
         retain_graph=retain_graph, lint=lint, timeout=timeout, html=html, engine=engine))
 
@@ -272,6 +296,7 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
 @_graph_options(("-o", "--output"),
                 "Write the graph to OUT: .svg, .png, .pdf or .dot/.gv; "
                 "'-' prints DOT on stdout. Without it the backward graph is printed as a tree.")
+@_value_options
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON document (result, tensors, backward, graph, error) and nothing "
                    "else on stdout.")
@@ -283,7 +308,7 @@ def run_cmd(script, script_args, as_json, cells, out, view, max_nodes, tree, bac
 @_engine_option
 @_command
 def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_nodes, tree,
-              backward_twice, retain_graph, as_json, html, timeout, engine):
+              backward_twice, retain_graph, precision, full_values, as_json, html, timeout, engine):
     """Evaluate one EXPRESSION safely, backpropagate, show tensors and graph.
 
     EXPRESSION is one expression, or simple assignments separated by ';' or newlines
@@ -316,8 +341,8 @@ def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_n
     return command.run(command.GraphOptions(
         expression=expression, shape=shape, var=tuple(var), seed=seed, dtype=dtype,
         no_backward=no_backward, output=out, view=view, max_nodes=max_nodes, tree=tree,
-        backward_twice=backward_twice, retain_graph=retain_graph, as_json=as_json, html=html, engine=engine,
-        timeout=timeout))
+        backward_twice=backward_twice, retain_graph=retain_graph, precision=precision, full_values=full_values,
+        as_json=as_json, html=html, engine=engine, timeout=timeout))
 
 
 @cli.command("explain", context_settings=CONTEXT_SETTINGS)

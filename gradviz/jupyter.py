@@ -60,6 +60,7 @@ def _command():
 
     @click.command(f"%%{MAGIC}", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
     @cli._graph_options(("--graph", "-o"), "Also write the graph to OUT: .svg, .png, .pdf or .dot/.gv.")
+    @cli._value_options
     @click.option("--root", "roots", multiple=True, metavar="NAME",
                   help="Draw the graph of this named tensor (repeatable). Default: what the cell's last "
                        "backward()/autograd.grad() was called on.")
@@ -90,7 +91,8 @@ def parse_options(line: str):
         raise UsageError(f"%%{MAGIC}: cannot read the options: {e}") from None
     o = ctx.params
     return RunOptions(script="", graph=o["out"], roots=tuple(o["roots"]), view=o["view"], max_nodes=o["max_nodes"],
-                      tree=o["tree"], backward_twice=o["backward_twice"], retain_graph=o["retain_graph"])
+                      tree=o["tree"], backward_twice=o["backward_twice"], retain_graph=o["retain_graph"],
+                      precision=o["precision"], full_values=o["full_values"])
 
 
 # --------------------------------------------------------------------------- the magic
@@ -155,7 +157,10 @@ def run_cell(ip, cell: str, opts) -> None:
         except Exception as e:  # noqa: BLE001 - the cell's error: shown below, then the cell fails
             error = scripting._format_error(e, program, internal).traceback
     after = scripting.snapshot(ns, engine.Tensor, nn.Module)
-    _display_report(ip, opts, watch, names, program, before, after, target)
+    from gradviz.render import values
+
+    with values.printoptions(opts.precision, opts.full_values):
+        _display_report(ip, opts, watch, names, program, before, after, target)
     if error is not None:
         lines = [f"Error in {label}:"] + error.rstrip("\n").split("\n")
         raise CellFailed(lines)

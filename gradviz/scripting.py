@@ -563,7 +563,8 @@ def named_tensors(ns: dict, tensor_type: type, module_type: Optional[type]) -> l
 def changed_tensors(before: tuple, after: tuple) -> tuple:
     """The TensorInfos of ``after`` that are new, or differ from ``before``'s of that name."""
     old = {t.name: t for t in before}
-    return tuple(t for t in after if old.get(t.name) != t)
+    # repr as well: NaN != NaN would make a tensor holding NaN "change" at every cell
+    return tuple(t for t in after if old.get(t.name) != t and repr(old.get(t.name)) != repr(t))
 
 
 def snapshot(ns: dict, tensor_type: type, module_type: Optional[type]) -> tuple:

@@ -42,7 +42,7 @@ def run(opts: ExplainOptions) -> int:
 
         entries = list_entries()
         if opts.as_json:
-            sys.stdout.write(explain_render.to_json(entries) + "\n")
+            sys.stdout.write(_json(entries) + "\n")
         else:
             explain_render.print_list(entries, file=sys.stdout, width=_width(sys.stdout))
         return EXIT_OK
@@ -89,6 +89,15 @@ def _read_text_file(path: str) -> str:
     return text
 
 
+def _json(obj) -> str:
+    """The --json document of an Explanation / Diagnosis (or a list of entries), as strict
+    JSON (non-finite numbers as "NaN" / "Infinity" / "-Infinity", as every --json)."""
+    from gradviz.render import jsonout
+
+    data = obj.as_dict() if hasattr(obj, "as_dict") else obj
+    return jsonout.json_text(data, indent=2, ensure_ascii=False)
+
+
 def _width(stream):
     if "COLUMNS" in os.environ:
         return None
@@ -102,7 +111,7 @@ def _show(opts, obj, stream) -> None:
     from gradviz.explain import render as explain_render
 
     if opts.as_json:
-        sys.stdout.write(explain_render.to_json(obj) + "\n")
+        sys.stdout.write(_json(obj) + "\n")
         sys.stdout.flush()
     else:
         explain_render.print_explanation(obj, file=stream, width=_width(stream))

@@ -38,6 +38,8 @@ class GraphOptions:
     html: Optional[str] = None  # --html REPORT
     engine: str = "gradviz"  # or 'torch': the installed PyTorch evaluates the expression
     timeout: Optional[float] = DEFAULT_TIMEOUT  # seconds for evaluation, backward and snapshot; None: no limit
+    precision: Optional[int] = None  # --precision N: significant digits in the tables
+    full_values: bool = False  # --full-values
 
 
 @dataclass
@@ -93,6 +95,13 @@ def _read_expression(text: str) -> str:
 
 
 def run(opts: GraphOptions) -> int:
+    from gradviz.render import values
+
+    with values.printoptions(opts.precision, opts.full_values):
+        return _run(opts)
+
+
+def _run(opts: GraphOptions) -> int:
     from gradviz import expression
 
     text = _read_expression(opts.expression)

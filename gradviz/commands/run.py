@@ -23,6 +23,9 @@ class RunOptions:
     script_args: tuple = ()
     as_json: bool = False
     cells: bool = False
+    changed_only: bool = False  # --changed-only: per cell, only the tensors it made or changed
+    precision: Optional[int] = None  # --precision N: significant digits in the tables
+    full_values: bool = False  # --full-values: every value, never a summary
     graph: Optional[str] = None
     roots: tuple = ()
     view: str = "both"
@@ -99,6 +102,13 @@ class Names:
 
 
 def run(opts: RunOptions) -> int:
+    from gradviz.render import values
+
+    with values.printoptions(opts.precision, opts.full_values):
+        return _run(opts)
+
+
+def _run(opts: RunOptions) -> int:
     from gradviz import scripting
 
     try:
@@ -143,6 +153,8 @@ def run(opts: RunOptions) -> int:
     else:
         from gradviz.render import tables
 
+        before = [()]  # the tensors after the previous cell, for --changed-only
+
         def on_cell(cell):
             if cell_graphs is not None:
                 cell_graphs.after(cell)
@@ -152,7 +164,11 @@ def run(opts: RunOptions) -> int:
             if opts.cells:
                 where = (f"{cell.label} (cell {cell.number} of {total})" if cell.label
                          else f"cell {cell.number} of {total} (line {cell.line})")
-                tables.print_tensors(streams.report, cell.tensors, f"After {where}")
+                if opts.changed_only:
+                    _print_changes(streams, before[0], cell.tensors, f"After {where}")
+                    before[0] = cell.tensors
+                else:
+                    tables.print_tensors(streams.report, cell.tensors, f"After {where}")
 
         # DOT on stdout: the script's own output goes to stderr, out of its way
         redirect = contextlib.redirect_stdout(sys.stderr) if streams.data_on_stdout else contextlib.nullcontext()
@@ -206,7 +222,7 @@ def run(opts: RunOptions) -> int:
         title = f"Tensors after {opts.script}"
         if report is not None and report.second is not None and report.second.ok:
             title += " and a second backward"
-        tables.print_tensors(streams.report, tensors, title)
+        tables.print_tensors(streams.report, tensors, title, hint=None if tensors else _locals_hint(names, program))
     for line in tables.nonfinite_lines(tensors):
         streams.warn(line)
     if report is not None:
@@ -232,6 +248,40 @@ def run(opts: RunOptions) -> int:
     if report is not None and report.outcome is not None and report.outcome.error is not None:
         _print_error(report.outcome.error)
     return _status(result, report)
+
+
+def _print_changes(streams, before: tuple, after: tuple, title: str) -> None:
+    """--changed-only: the tensors a cell made or changed, and the names it dropped."""
+    from rich.text import Text
+
+    from gradviz import scripting
+    from gradviz.render import tables
+
+    changed = scripting.changed_tensors(before, after)
+    old = {t.name for t in before}
+    new = sum(1 for t in changed if t.name not in old)
+    now = {t.name for t in after}
+    gone = [t.name for t in before if t.name not in now]
+    what = [f"{new} new"] if new else []
+    what += [f"{len(changed) - new} changed"] if len(changed) > new else []
+    title = f"{title}: {', '.join(what)}" if what else title
+    tables.print_tensors(streams.report, changed, title, empty="no tensor made or changed")
+    if gone:
+        streams.report.print(Text(f"No longer named: {', '.join(gone)}"), soft_wrap=True)
+
+
+def _locals_hint(names, program) -> Optional[str]:
+    """Why a script that made tensors can have none to list: they lived in a function."""
+    ns = names.ns or {}
+    funcs = [name for name, v in ns.items()
+             if getattr(getattr(v, "__code__", None), "co_filename", None) == program.code_path
+             and not name.startswith("_")]
+    if not funcs:
+        return None
+    shown = ", ".join(f"{f}()" for f in funcs[:3]) + (", ..." if len(funcs) > 3 else "")
+    return (f"The table lists the script's global names only; tensors local to a function "
+            f"({shown}) are gone when it returns. Make them global (or return them to a global "
+            f"name) to list them, or see their graph with --tree or --graph OUT.")
 
 
 def _status(result, report) -> int:

@@ -283,7 +283,7 @@ summary{cursor:pointer;font-weight:600;font-size:14px;margin:0 0 6px}
 .gv-tensors th{text-align:left;border-bottom:2px solid var(--line);padding:4px 8px;white-space:nowrap;
   font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif}
 .gv-tensors td{border-bottom:1px solid #eaeef2;padding:3px 8px;vertical-align:top;white-space:nowrap}
-.gv-tensors td.grad,.gv-tensors td.data{white-space:normal;word-break:break-word}
+.gv-tensors td.grad,.gv-tensors td.data{white-space:pre-wrap}
 .gv-tensors td.name{font-weight:600}
 .gv-tensors tr.leaf td.name{color:#0550ae}
 .gv-tensors tr.nograd td{color:var(--muted)}

@@ -18,10 +18,21 @@ are counted within each cell, so a notebook cell's ``line`` is 1.
 ``tensors_after_second_backward`` keys only when the options that produce them are
 used; ``gradviz graph --json`` builds its own document with ``json_text``.
 
+Strict JSON, always: every document gradviz prints is accepted by any JSON parser.
+JSON has no NaN or infinity, so a non-finite number (in ``data``, ``stats``, ``grad``,
+anywhere) is written as one of the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``
+(the spellings of JavaScript and of Python's ``float()``, which reads them back:
+``float("NaN")``, ``float("-Infinity")``). Every other number stays a number. The
+documents are written with ``allow_nan=False``, so a bare ``NaN`` can never slip out.
+
 No engine, no click, no rich here.
 """
 
 import json
+import math
+
+#: How a non-finite float is written (``float()`` of each gives the value back).
+NONFINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 
 def stats_dict(s) -> dict:
@@ -75,12 +86,24 @@ def run_dict(result) -> dict:
     return doc
 
 
-def json_text(doc, indent=None) -> str:
-    """Any document as JSON text (non-finite floats as NaN / Infinity, as ``dumps``)."""
-    return json.dumps(doc, indent=indent)
+def strict(obj):
+    """``obj`` with every non-finite float replaced by its string (see the module's doc)."""
+    if isinstance(obj, float):
+        if math.isfinite(obj):
+            return obj
+        return NONFINITE["nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")]
+    if isinstance(obj, dict):
+        return {k: strict(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict(v) for v in obj]
+    return obj
+
+
+def json_text(doc, indent=None, ensure_ascii=True) -> str:
+    """Any document as strict JSON text: non-finite floats as "NaN" / "Infinity" / "-Infinity"."""
+    return json.dumps(strict(doc), indent=indent, allow_nan=False, ensure_ascii=ensure_ascii)
 
 
 def dumps(result, indent=None) -> str:
-    """The document as JSON text.  Non-finite floats are written as NaN / Infinity, as
-    Python's json module (and so record.py) writes them."""
-    return json.dumps(run_dict(result), indent=indent)
+    """The ``gradviz run --json`` document of ``result`` as strict JSON text."""
+    return json_text(run_dict(result), indent=indent)
