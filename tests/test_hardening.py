@@ -61,8 +61,8 @@ def test_devices_and_huge_files_are_refused_before_reading_them(tmp_path, monkey
 def test_an_endless_expression_on_stdin_is_refused():
     r = invoke("graph", "-", input="a" * 50_000)
     assert r.exit_code == 2
-    assert r.stderr.strip() == ("gradviz graph: error: the expression on stdin is longer than 10,000 characters "
-                                "(see 'gradviz graph --help')")
+    assert r.stderr.strip() == ("gradviz graph: error: the expression is too long (more than 10,000 characters on "
+                                "stdin; the limit is 10,000) (see 'gradviz graph --help')")
 
 
 # ---------------------------------------------------------------------------------------

@@ -87,7 +87,8 @@ def _read_expression(text: str) -> str:
         from gradviz.expression.limits import MAX_SOURCE_CHARS
         text = sys.stdin.read(MAX_SOURCE_CHARS + 1)  # never more: stdin may be /dev/zero
         if len(text) > MAX_SOURCE_CHARS:
-            raise CommandError(f"the expression on stdin is longer than {MAX_SOURCE_CHARS:,} characters", usage=True)
+            raise CommandError(f"the expression is too long (more than {MAX_SOURCE_CHARS:,} characters on stdin; "
+                               f"the limit is {MAX_SOURCE_CHARS:,})", usage=True)
     if not text.strip():
         raise CommandError("the expression is empty (give one, e.g. \"(x*y).sum()\", or - to read stdin)",
                            usage=True)

@@ -15,6 +15,7 @@ from typing import Optional
 from . import EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
 from . import report as report_page
+from . import supervised
 
 
 @dataclass
@@ -102,19 +103,33 @@ class Names:
 
 
 def run(opts: RunOptions) -> int:
-    from gradviz.render import values
-
-    with values.printoptions(opts.precision, opts.full_values):
-        return _run(opts)
-
-
-def _run(opts: RunOptions) -> int:
     from gradviz import scripting
+    from gradviz.render import values
 
     try:
         program = scripting.load_program(opts.script)  # a usage problem shows before anything runs
     except scripting.ScriptError as e:
         raise CommandError(str(e), usage=True) from None
+    with values.printoptions(opts.precision, opts.full_values):
+        if not (supervised.available() and _streams_are_files()):
+            return _run(opts, program, lambda cell: None)
+        # the script runs in a child process this one can stop, whatever the script does
+        return supervised.supervised(lambda send: _run(opts, program, send), opts.timeout,
+                                     lambda ended: _report_ended(opts, program, ended))
+
+
+def _streams_are_files() -> bool:
+    """stdout and stderr are the process's own (not a test runner's in-memory streams,
+    which a child process could not write into)."""
+    try:
+        return sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _run(opts: RunOptions, program, send) -> int:
+    from gradviz import scripting
+
     eng = common.engine(opts.engine)
     target = common.output_target(opts.graph, "--graph")
     if opts.as_json and target is not None and target.stdout:
@@ -148,14 +163,19 @@ def _run(opts: RunOptions) -> int:
     kwargs = dict(timeout=opts.timeout, catch_interrupt=True, around=around, engine=eng.module_name,
                   keep_stdout=keep)
     if opts.as_json:
-        result = scripting.run_script(program, opts.script_args, echo=False,
-                                      on_cell=cell_graphs.after if cell_graphs is not None else None, **kwargs)
+        def on_json_cell(cell):
+            send(cell)
+            if cell_graphs is not None:
+                cell_graphs.after(cell)
+
+        result = scripting.run_script(program, opts.script_args, echo=False, on_cell=on_json_cell, **kwargs)
     else:
         from gradviz.render import tables
 
         before = [()]  # the tensors after the previous cell, for --changed-only
 
         def on_cell(cell):
+            send(cell)
             if cell_graphs is not None:
                 cell_graphs.after(cell)
             sys.stdout.flush()
@@ -248,6 +268,39 @@ def _run(opts: RunOptions) -> int:
     if report is not None and report.outcome is not None and report.outcome.error is not None:
         _print_error(report.outcome.error)
     return _status(result, report)
+
+
+def _report_ended(opts: RunOptions, program, ended) -> int:
+    """The report of a run whose child process was stopped or died (see supervised): the
+    cells it finished, from the data it sent, and how it ended."""
+    from gradviz import scripting
+    from gradviz.render import jsonout, tables
+
+    result = scripting.RunResult(opts.script, list(ended.cells), len(program.cells), stopped=ended.how,
+                                 notebook=program.notebook, notes=program.notes)
+    finished = f"cell {len(result.cells)}" if result.cells else "no cell"
+    if ended.how == "timeout":
+        why = (f"the script did not stop at its --timeout of {opts.timeout:g} s (it caught or disarmed the stop) "
+               f"and was killed after {ended.seconds:.0f} s")
+    elif ended.how == "interrupt":
+        why = "interrupted; the script did not stop, and was killed"
+    elif ended.how == "signal":
+        why = f"the script's process was killed by {ended.signal_name}"
+    else:
+        why = f"the script ended its process (exit status {ended.status}) without finishing"
+    line = f"gradviz: {why}; the table shows what it had computed by the end of {finished}"
+    if opts.as_json:
+        doc = jsonout.run_dict(result)
+        doc["stopped"] = ended.how
+        sys.stdout.write(jsonout.json_text(doc) + "\n")
+        sys.stdout.flush()
+        print(line, file=sys.stderr)
+    else:
+        streams = common.Streams(data_on_stdout=False)
+        tables.print_tensors(streams.report, result.tensors, f"Tensors after {opts.script}")
+        streams.err.print(line, soft_wrap=True, markup=False)
+        tables.print_error_summary(streams.err, result)
+    return EXIT_INTERRUPTED if ended.how == "interrupt" else EXIT_SCRIPT_ERROR
 
 
 def _print_changes(streams, before: tuple, after: tuple, title: str) -> None:
