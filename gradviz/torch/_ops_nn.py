@@ -264,12 +264,17 @@ log_softmax_backward_data = Op(
 def _nll_ops(name):
     """NllLoss (inputs up to 2-D) and NllLoss2D (4-D) share kernels and formulas."""
     def backward_formula(grads, self, target, weight, reduction, ignore_index, result1):
-        coef, _ = KN.nll_coefficients(tuple(self.shape), self._data.dtype, target._data,
-                                      None if weight is None else weight._data, ignore_index, reduction)
-        return _apply(backward, (grads[0],), coef=coef, reduction=reduction)
+        weight_data = None if weight is None else weight._data
+        coef, _ = KN.nll_coefficients(tuple(self.shape), self._data.dtype, target._data, weight_data,
+                                      ignore_index, reduction)
+        return _apply(backward, (grads[0],), coef=coef, reduction=reduction, input_shape=tuple(self.shape),
+                      target=target._data, weight=weight_data, ignore_index=ignore_index,
+                      total_weight=result1._data)
 
+    # ``coef`` (the map as coefficients) serves the double backward; the kernel redoes ATen's arithmetic.
     backward = Op(f"{name}BackwardBackward0",
-                  lambda grad_output, *, coef, reduction: KN.nll_backward(grad_output, coef, reduction),
+                  lambda grad_output, *, coef, reduction, input_shape, target, weight, ignore_index, total_weight:
+                  KN.nll_backward(grad_output, input_shape, target, weight, ignore_index, total_weight, reduction),
                   grad_output=lambda grad, coef, reduction: _class_sum(grad, coef, reduction))
     forward = Op(f"{name}Backward0",
                  lambda self, target, weight, *, reduction, ignore_index: KN.nll_loss(self, target, weight,
@@ -313,29 +318,62 @@ mse_loss_backward = Op(
     target=lambda grad, grad_output, reduction: grad * grad_output * -_mse_scale(grad.numel(), reduction))
 
 
-def _smooth_l1_grad(grad, self, target, reduction, beta):
+# SmoothL1Loss / HuberLoss: the loss op and its backward op (ATen's kernels); the backward op's
+# own formulas are PyTorch's *_double_backward: the derivative inside the quadratic zone of
+# |self - target| (1/beta there for smooth L1, 1 for Huber), and for grad_output the backward
+# op again (summed for a reduced loss).
+def _quadratic_zone(grad, self, target, reduction, beta=None, delta=None):
     d = self - target
-    inner = d / beta if beta > 0 else d * 0
-    return _loss_scale(grad * _F().where(d.abs() < beta, inner, d.sign()), None, d.numel(), reduction)
+    if beta is not None:
+        inside = grad * (d.abs() < beta).to(grad.dtype) / beta
+    else:
+        inside = grad * (d < -delta).logical_or(d > delta).logical_not().to(d.dtype)
+    return inside / self.numel() if reduction == REDUCTION["mean"] else inside
+
+
+def _backward_for_grad_output(op, grad, grad_output, self, target, reduction, **param):
+    if reduction == REDUCTION["none"]:
+        return _apply(op, (grad, self, target), reduction=reduction, **param)
+    return (_apply(op, (_F().ones_like(grad_output), self, target), reduction=reduction, **param) * grad).sum()
 
 
 smooth_l1_loss = Op(
     "SmoothL1LossBackward0",
     lambda self, target, *, reduction, beta: KN.smooth_l1(self, target, reduction, beta), promotes=True,
-    self=lambda grad, self, target, reduction, beta: _smooth_l1_grad(grad, self, target, reduction, beta),
-    target=lambda grad, self, target, reduction, beta: -_smooth_l1_grad(grad, self, target, reduction, beta))
+    self=lambda grad, self, target, reduction, beta: _apply(smooth_l1_loss_backward, (grad, self, target),
+                                                            reduction=reduction, beta=beta),
+    target=lambda grad, self, target, reduction, beta: _apply(smooth_l1_loss_backward, (grad, target, self),
+                                                              reduction=reduction, beta=beta))
 
-
-def _huber_grad(grad, self, target, reduction, delta):
-    d = self - target
-    return _loss_scale(grad * d.clamp(min=-delta, max=delta), None, d.numel(), reduction)
-
+smooth_l1_loss_backward = Op(
+    "SmoothL1LossBackwardBackward0",
+    lambda grad_output, self, target, *, reduction, beta: KN.smooth_l1_backward(grad_output, self, target,
+                                                                                reduction, beta),
+    grad_output=lambda grad, grad_output, self, target, reduction, beta: _backward_for_grad_output(
+        smooth_l1_loss_backward, grad, grad_output, self, target, reduction, beta=beta),
+    self=lambda grad, grad_output, self, target, reduction, beta: _quadratic_zone(
+        grad * grad_output, self, target, reduction, beta=beta),
+    target=lambda grad, grad_output, self, target, reduction, beta: -_quadratic_zone(
+        grad * grad_output, self, target, reduction, beta=beta))
 
 huber_loss = Op(
     "HuberLossBackward0",
     lambda self, target, *, reduction, delta: KN.huber(self, target, reduction, delta), promotes=True,
-    self=lambda grad, self, target, reduction, delta: _huber_grad(grad, self, target, reduction, delta),
-    target=lambda grad, self, target, reduction, delta: -_huber_grad(grad, self, target, reduction, delta))
+    self=lambda grad, self, target, reduction, delta: _apply(huber_loss_backward, (grad, self, target),
+                                                             reduction=reduction, delta=delta),
+    target=lambda grad, self, target, reduction, delta: _apply(huber_loss_backward, (grad, target, self),
+                                                               reduction=reduction, delta=delta))
+
+huber_loss_backward = Op(
+    "HuberLossBackwardBackward0",
+    lambda grad_output, self, target, *, reduction, delta: KN.huber_backward(grad_output, self, target,
+                                                                             reduction, delta),
+    grad_output=lambda grad, grad_output, self, target, reduction, delta: _backward_for_grad_output(
+        huber_loss_backward, grad, grad_output, self, target, reduction, delta=delta),
+    self=lambda grad, grad_output, self, target, reduction, delta: _quadratic_zone(
+        grad * grad_output, self, target, reduction, delta=delta),
+    target=lambda grad, grad_output, self, target, reduction, delta: -_quadratic_zone(
+        grad * grad_output, self, target, reduction, delta=delta))
 
 
 def _loss_scale(grad, weight, n, reduction):

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from .. import _functions as _F
+from .. import _kernels_nn as _KN
 from .. import _ops_nn as ops
 from .. import _random
 from ..autograd.graph import apply as _apply_op
@@ -502,7 +503,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         # xlogy(t, t): 0 where t == 0, a constant when the target needs no gradient.
         t = target._data
         with np.errstate(divide="ignore", invalid="ignore"):
-            xlogy = np.where(t == 0, 0, t * np.log(t)).astype(t.dtype)
+            # ATen's xlogy kernel: NaN where y is NaN, 0 where x == 0, else x * std::log(y)
+            xlogy = np.where(np.isnan(t), t, np.where(t == 0, 0, t * _KN.c_log(t))).astype(t.dtype)
         loss = _F.from_numpy(xlogy) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() else loss.sum()
