@@ -81,13 +81,21 @@ def test_a_saved_traceback_file(tmp_path):
     assert doc["id"] == "backward_twice"
 
 
-def test_unknown_message_exits_1_and_names_the_nearest():
+def test_unknown_message_exits_1_and_suggests_nothing_unrelated():
     r = invoke("explain", "the flux capacitor is out of plutonium")
     assert r.exit_code == 1
-    assert "Unknown message" in r.stdout and "The closest known ones are:" in r.stdout
+    assert "Unknown message" in r.stdout and "No known error is close to it." in r.stdout
+    assert "did you mean" not in r.stdout
     r, doc = explain_json("the flux capacitor is out of plutonium")
     assert r.exit_code == 1
-    assert doc["id"] is None and len(doc["candidates"]) == 3
+    assert doc["id"] is None and doc["candidates"] == []
+
+
+def test_unknown_near_miss_exits_1_and_names_the_nearest():
+    r = invoke("explain", "Trying to backward thru the graph a second time")
+    assert r.exit_code == 1
+    assert "Unknown message" in r.stdout and "The closest known ones are:" in r.stdout
+    assert "did you mean" in r.stdout and "backward_twice" in r.stdout
 
 
 @pytest.mark.parametrize("sample, expected", [

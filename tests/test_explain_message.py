@@ -372,11 +372,19 @@ def test_real_pytorch_tracebacks_of_every_reproducer():
 # --------------------------------------------------------------------------- unknown messages
 
 
-def test_unknown_message_says_so_and_names_the_nearest():
+def test_unknown_unrelated_message_says_so_and_suggests_nothing():
     x = explain_message("CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total capacity)")
     assert not x.known and x.id is None and x.exit_code == 1
-    assert len(x.nearest) == 3 and all(n["id"] in catalog.ENTRIES for n in x.nearest)
+    assert x.nearest == [] and x.as_dict()["candidates"] == []
     assert x.as_dict()["id"] is None
+    assert "No known error is close to it." in x.cause
+
+
+def test_unknown_near_miss_names_the_nearest():
+    x = explain_message("Trying to backward thru the graph a second time")
+    assert not x.known and x.exit_code == 1
+    assert 1 <= len(x.nearest) <= 3 and all(n["id"] in catalog.ENTRIES for n in x.nearest)
+    assert x.nearest[0]["id"] == "backward_twice"
     assert [c["id"] for c in x.as_dict()["candidates"]] == [n["id"] for n in x.nearest]
 
 
@@ -414,7 +422,7 @@ def test_json_shape():
     for text in (catalog.FREED_213, "nonsense that is no error at all"):
         d = explain_message(text).as_dict()
         assert set(d) == {"id", "candidates", "title", "cause", "fix", "context"}
-        assert set(d["fix"]) == {"text", "before", "after"}
+        assert {"text", "before", "after"} <= set(d["fix"]) <= {"text", "before", "after", "example"}
         json.dumps(d)
 
 

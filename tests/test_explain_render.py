@@ -24,7 +24,10 @@ def test_panels_for_a_message():
 
 def test_panels_for_an_unknown_message():
     out = rendered(explain_message("Segmentation fault"))
-    assert "Unknown message" in out and "did you mean" in out
+    assert "Unknown message" in out and "did you mean" not in out
+    out = rendered(explain_message("RuntimeError: Inference tensor cannot be saved for backward."))
+    assert "Unknown message" in out and "did you mean" in out and "inference_tensor_saved" in out
+    assert "Inference-mode tensor used in a recorded computation" in out  # the title, not the question
 
 
 def test_panels_for_a_diagnosis_with_warnings(tmp_path):

@@ -154,7 +154,7 @@ def _diagnose_on_torch(program, argv, eng):
 
     from gradviz import scripting
     from gradviz.explain import explain_message
-    from gradviz.explain.diagnose import Diagnosis, _fix
+    from gradviz.explain.diagnose import Diagnosis, _fix, unknown_script_fix
     from gradviz.notebook import _code_part
 
     from .run import Names
@@ -194,8 +194,9 @@ def _diagnose_on_torch(program, argv, eng):
         roots, recorder = tuple(watch.last_edges), watch.recorder  # the backward that raised
     context = {"engine": "torch"}
     if not found.known:
-        return Diagnosis(id=None, candidates=found.candidates, title=found.title,
-                         cause=f"{prefix}{err.type}: {err.message}. " + found.cause, fix=found.fix, context=context,
+        return Diagnosis(id=None, candidates=found.candidates, title="Unknown error",
+                         cause=f"{prefix}{err.type}: {err.message}. " + found.cause,
+                         fix=unknown_script_fix(torch_engine=True), context=context,
                          error=error, stdout=stdout, explanation=found, graph_roots=roots,
                          graph_names=dict(names.named()), graph_recorder=recorder)
     return Diagnosis(id=found.id, candidates=found.candidates, title=found.title, cause=prefix + found.cause,
@@ -204,6 +205,7 @@ def _diagnose_on_torch(program, argv, eng):
 
 
 def _graph(diagnosis, target, program) -> int:
+    from gradviz.inspect import snapshot
     from gradviz.render import dot
 
     if not diagnosis.graph_roots:
@@ -215,11 +217,24 @@ def _graph(diagnosis, target, program) -> int:
         notes.append(f"{diagnosis.error['type']}: {diagnosis.error['message']}")
     if diagnosis.id:
         notes.append(f"gradviz explain: {diagnosis.id} ({diagnosis.title})")
-    graph = dot.make_dot(list(diagnosis.graph_roots), names=dict(diagnosis.graph_names),
-                         recorder=diagnosis.graph_recorder,
-                         sites=program.site if program.notebook else None,
-                         title=f"gradviz explain: the graph around the error in {os.path.basename(program.path)}",
-                         notes=notes)
+    snap = snapshot(list(diagnosis.graph_roots), names=dict(diagnosis.graph_names), recorder=diagnosis.graph_recorder,
+                    sites=program.site if program.notebook else None)
+    snap = _named_roots(snap, diagnosis)
+    named = [r.name for r in snap.roots if r.name]
+    if named:
+        error = diagnosis.error or {}
+        code = error.get("code") or ""
+        started = (f", where the failing backward pass started ({_line_of(error)})"
+                   if error.get("line") and (".backward(" in code or "grad(" in code) else "")
+        notes.append(f"root: {', '.join(named)}{started}")
+    highlight = _failing_ids(diagnosis, snap)
+    if highlight:
+        node = snap.node(next(iter(highlight)))
+        site = f" (created at {os.path.basename(str(node.site[0]))}:{node.site[1]})" if node.site else ""
+        notes.append(f"failing node: {node.name}{site}, outlined in red")
+    graph = dot.Graph(snap, view="both" if snap.has_forward else "backward", highlight=highlight,
+                      title=f"gradviz explain: the graph around the error in {os.path.basename(program.path)}",
+                      notes=notes)
     if target.stdout:
         sys.stdout.write(graph.source if graph.source.endswith("\n") else graph.source + "\n")
         sys.stdout.flush()
@@ -235,3 +250,49 @@ def _graph(diagnosis, target, program) -> int:
     size = f", {result.width:,} x {result.height:,} px" if result.width and result.height else ""
     print(f"gradviz explain: graph written to {result.path} ({result.format.upper()}{size})", file=sys.stderr)
     return EXIT_OK
+
+
+def _line_of(error) -> str:
+    return f"{error['cell']}, line {error['line']}" if error.get("cell") else f"line {error['line']}"
+
+
+def _named_roots(snap, diagnosis):
+    """The snapshot with its roots named as the user would: the script's variable that holds
+    the root tensor, else the expression the failing line called backward on (``act.sum()``)."""
+    import dataclasses
+
+    from gradviz.explain.diagnose import _differentiated_expr
+
+    by_output = {}
+    for name, t in diagnosis.graph_names.items():
+        node = getattr(t, "_grad_fn", None) if hasattr(t, "_grad_fn") else getattr(t, "grad_fn", None)
+        nr = getattr(t, "_output_nr", None) if hasattr(t, "_output_nr") else getattr(t, "output_nr", 0)
+        if node is not None:
+            by_output.setdefault((id(node), nr), name)
+    names = [by_output.get((id(node), nr)) for node, nr in diagnosis.graph_roots]
+    code = (diagnosis.error or {}).get("code") or ""
+    if len(diagnosis.graph_roots) == 1 and names[0] is None and code:
+        names[0] = _differentiated_expr(code, ".backward(" not in code and "grad(" in code)
+    if len(names) != len(snap.roots):
+        return snap
+    roots = tuple(r if r.name or not n else dataclasses.replace(r, name=n) for r, n in zip(snap.roots, names))
+    return dataclasses.replace(snap, roots=roots)
+
+
+def _failing_ids(diagnosis, snap) -> frozenset:
+    """The snapshot id (``n3``) of the node the diagnosis blames, numbered as the snapshot
+    numbers its nodes (the same depth-first walk from the same roots)."""
+    node = diagnosis.failing_node
+    if node is None:
+        return frozenset()
+    try:
+        from gradviz.inspect.snapshot import _root_spec, _walk
+
+        specs = [_root_spec(r) for r in diagnosis.graph_roots]
+        _, index = _walk([spec[1] for spec in specs if spec[1] is not None])
+        nid = index.get(id(node))
+        if nid is None or snap.node(nid).name != node.name():
+            return frozenset()
+        return frozenset({nid})
+    except Exception:  # noqa: BLE001 - a highlight is a nicety, never a failure
+        return frozenset()

@@ -137,8 +137,8 @@ _e("autograd_grad_twice", "torch.autograd.grad through a graph that was already 
    nodes had saved. The next autograd.grad call needs those same saved tensors and finds them freed.""",
    """autograd.grad frees buffers exactly like backward() does, unless you ask for retain_graph=True (or
    create_graph=True).""",
-   """Ask for every gradient in a single call (torch.autograd.grad(y, [a, b])), or keep the graph alive with
-   retain_graph=True on all calls but the last.""",
+   """Ask for every gradient in a single call (one torch.autograd.grad call with a list of inputs), or keep the graph
+   alive with retain_graph=True on all calls but the last.""",
    """g1, = torch.autograd.grad(y, x)
 g2, = torch.autograd.grad(y, x)""",
    """g1, = torch.autograd.grad(y, x, retain_graph=True)
@@ -185,9 +185,10 @@ y.sum().backward()""",
 
 _e("rnn_hidden_not_detached", "Recurrent state carries the previous iteration's (freed) graph", "exception",
    "RuntimeError",
-   """A tensor you carry from one iteration to the next (an RNN hidden state h, an LSTM (h, c), a running
-   average ...) is still attached to the graph of the iteration that produced it. The previous backward freed
-   that graph, and this iteration's backward walks from the new loss through the carried state into it.""",
+   """A tensor you carry from one iteration to the next (the hidden state of an RNN, an LSTM's hidden and
+   cell states, a running average ...) is still attached to the graph of the iteration that produced it. The
+   previous backward freed that graph, and this iteration's backward walks from the new loss through the carried
+   state into it.""",
    """Each iteration builds a new graph, but the carried tensor links it to all earlier ones: backward tries to
    continue into the old, already-freed part.""",
    """Cut the link at the iteration boundary with .detach() (truncated backpropagation through time). Do not use
@@ -231,13 +232,13 @@ def _version_msgs(with_output):
 
 _e("inplace_modified_saved", "A tensor saved for backward was modified in place", "exception", "RuntimeError",
    """An op saved one of its tensors (here an output of another op) for its gradient formula, and later an
-   in-place operation (mul_, +=, x[i] = ..., relu_(), ...) changed that tensor. Its version counter moved past the
-   version recorded when it was saved, so backward stopped instead of using the changed values.""",
+   in-place operation (mul_, +=, an item assignment, relu_(), ...) changed that tensor. Its version counter moved
+   past the version recorded when it was saved, so backward stopped instead of using the changed values.""",
    """Gradient formulas need the values as they were in the forward pass (sigmoid's gradient, for instance, is
    computed from its own output). Every in-place op bumps a tensor's version, and backward compares versions to
    catch exactly this.""",
-   """Use the out-of-place form (y = y * 2 instead of y.mul_(2), x = x + 1 instead of x += 1,
-   nn.ReLU(inplace=False)), or clone() the tensor before changing it.""",
+   """Use the out-of-place form (mul instead of mul_, + instead of +=, nn.ReLU(inplace=False)), or clone() the
+   tensor before changing it.""",
    """y = x.sigmoid()
 y.mul_(2)
 y.sum().backward()""",
@@ -250,11 +251,13 @@ y.sum().backward()""",
 
 _e("inplace_modified_input", "An input saved for backward was modified in place", "exception", "RuntimeError",
    """A plain tensor with no grad_fn (a data batch, a constant, a parameter) was saved by an op for its gradient
-   formula (for w @ x, x is needed to compute dL/dw), and then modified in place before backward ran.""",
+   formula (a matrix product needs each operand to compute the other's gradient), and then modified in place
+   before backward ran.""",
    """The saved tensor and the one you modified share storage; its version counter no longer matches the one
    recorded at save time, so the gradient would be computed from the wrong values.""",
    """Leave tensors that the forward pass consumed untouched until backward has run. Rebind the name to a new tensor
-   instead (x = x + 1, or start from a clone()), or do the data mutation before the tensor enters the model.""",
+   instead (an out-of-place op, or start from a clone()), or do the data mutation before the tensor enters the
+   model.""",
    """y = w @ x
 x.add_(1)
 y.sum().backward()""",
@@ -276,7 +279,7 @@ _e("inplace_leaf", "In-place change of a leaf that requires grad", "exception", 
    """w -= lr * w.grad""",
    """with torch.no_grad():
     w -= lr * w.grad""",
-   """Was the tensor a leaf with requires_grad=True modified directly (w -= ..., w.zero_(), w.add_(...)) outside
+   """Was the tensor a leaf with requires_grad=True modified directly (-=, zero_(), add_(...)) outside
    torch.no_grad()?""",
    ("a leaf Variable that requires grad is being used in an in-place operation.",
     # PyTorch 0.4 - 1.4
@@ -286,7 +289,7 @@ _e("inplace_leaf", "In-place change of a leaf that requires grad", "exception", 
 
 _e("inplace_view_of_leaf", "In-place write into a slice/view of a leaf that requires grad", "exception",
    "RuntimeError",
-   """An in-place op, often an item assignment like w[0] = 1 or w[:, 1].fill_(0), wrote into a view of a leaf that
+   """An in-place op, often an item or slice assignment or a fill_() on a slice, wrote into a view of a leaf that
    requires grad. Writing into the view writes into the leaf itself.""",
    """It is the same rule as for the leaf: autograd cannot record an in-place change of a leaf, and a view is just
    a window onto the leaf's memory.""",
@@ -298,7 +301,7 @@ w[0] = 1.0""",
    """w = torch.zeros(3, requires_grad=True)
 with torch.no_grad():
     w[0] = 1.0""",
-   "Was the write an item/slice assignment (w[i] = ...) or an in-place op on a slice of a parameter?",
+   "Was the write an item/slice assignment or an in-place op on a slice of a parameter?",
    ("a view of a leaf Variable that requires grad is being used in an in-place operation.",))
 
 _e("custom_fn_mark_dirty_leaf", "Custom Function modified a leaf in place (mark_dirty)", "exception",
@@ -330,8 +333,8 @@ _e("requires_grad_nonleaf", "requires_grad changed on a computed (non-leaf) tens
    grad_fn; whether it requires grad follows from its inputs, not from a flag you can set.""",
    """Switching the flag off would silently cut the graph in the middle; autograd makes you say so explicitly with
    detach().""",
-   """To stop gradients, take a detached copy: y_const = y.detach(). To make something trainable, set requires_grad
-   on the leaf it is computed from.""",
+   """To stop gradients, take a detached copy with .detach() and use it in its place. To make something trainable,
+   set requires_grad on the leaf it is computed from.""",
    """y = x * 2
 y.requires_grad = False""",
    """y = x * 2
@@ -389,7 +392,7 @@ _e("nonleaf_grad_access", ".grad read on a non-leaf tensor", "warning", "UserWar
    """Keeping the gradient of every intermediate tensor would cost a lot of memory, so autograd passes it through
    and drops it unless asked to keep it.""",
    """If you really want that intermediate gradient, tell autograd to keep it with .retain_grad() on the tensor before
-   backward, or ask for it directly with torch.autograd.grad(loss, tensor). If you meant a parameter's gradient,
+   backward, or ask for it directly with torch.autograd.grad. If you meant a parameter's gradient,
    read .grad on the parameter.""",
    """y = x * 2
 y.sum().backward()
@@ -486,9 +489,10 @@ _e("item_multi_element", ".item() on a tensor with several elements", "exception
    ("a Tensor with 3 elements cannot be converted to Scalar",))
 
 _e("detach_inplace_needed", "A detached alias was modified in place", "exception", "RuntimeError",
-   """You made z = y.detach() and then changed z in place. detach() does not copy: z shares y's memory and its
-   version counter, and y had been saved for backward, so the change hit the saved tensor.""",
-   """detach() only cuts the graph, not the storage. The version check notices that the saved y changed and
+   """A tensor made with .detach() was changed in place. detach() does not copy: the detached tensor shares the
+   original's memory and its version counter, and the original had been saved for backward, so the change hit the
+   saved tensor.""",
+   """detach() only cuts the graph, not the storage. The version check notices that the saved tensor changed and
    refuses to use it.""",
    """If you intend to edit the detached tensor, give it memory of its own with .clone() right after detach();
    otherwise use operations that return a new tensor.""",
@@ -549,7 +553,7 @@ _e("double_backward_no_create_graph", "Differentiating a gradient that was compu
 g.sum().backward()""",
    """g, = torch.autograd.grad(y, x, create_graph=True)
 g.sum().backward()""",
-   """Is the tensor you called backward() on built from a gradient (autograd.grad result or x.grad), as in a
+   """Is the tensor you called backward() on built from a gradient (an autograd.grad result or a .grad), as in a
    Hessian or gradient penalty?""",
    (NO_GRAD_FN,) + NO_GRAD_FN_OLD)
 
@@ -575,9 +579,9 @@ _e("retain_grad_no_requires_grad", "retain_grad() on a tensor that does not requ
    "RuntimeError",
    """retain_grad() asks autograd to keep the gradient that will flow into a tensor, but this tensor lies outside any
    graph (created under no_grad, or from inputs that never required grad), so no gradient will ever reach it.""",
-   """There will never be a gradient flowing into it, so there is nothing to retain.""",
-   """Call retain_grad() only on tensors produced with grad mode on from something that requires grad; t.requires_grad
-   tells you.""",
+   """With no gradient to keep, retain_grad() has nothing to do, and PyTorch reports it instead of ignoring it.""",
+   """Call retain_grad() only on tensors produced with grad mode on from something that requires grad; the
+   tensor's requires_grad attribute tells you.""",
    """with torch.no_grad():
     h = layer(x)
 h.retain_grad()""",
@@ -675,10 +679,9 @@ x.add_(1)""",
     "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.",))
 
 _e("hook_no_requires_grad", "register_hook() on a tensor that does not require grad", "exception", "RuntimeError",
-   """register_hook() was called on a tensor outside any graph. A tensor hook fires when a gradient reaches the
-   tensor, and no gradient will ever reach this one.""",
-   """A hook runs when a gradient arrives at the tensor; this tensor will never receive one.""",
-   """Attach hooks only to tensors that take part in a graph (t.requires_grad is True), created with grad mode
+   """register_hook() was called on a tensor outside any graph: it does not require grad.""",
+   """A tensor hook runs when a gradient arrives at the tensor, and no gradient will ever reach this one.""",
+   """Attach hooks only to tensors that take part in a graph (their requires_grad is True), created with grad mode
    enabled.""",
    """x = torch.randn(3)
 x.register_hook(lambda g: g * 2)""",
@@ -689,10 +692,9 @@ x.register_hook(lambda g: g * 2)""",
 
 _e("multi_output_view_inplace", "In-place change of an output of unbind/split/chunk", "exception", "RuntimeError",
    """You changed in place one of the pieces returned by unbind, split or chunk. Those pieces are views of the same
-   underlying tensor produced together by one operation, and autograd cannot rewrite the history of just one of
-   them.""",
+   underlying tensor produced together by one operation.""",
    """Autograd cannot rewrite the history of one of several sibling views of the same base.""",
-   """Compute new tensors from the pieces instead of mutating them (piece = piece * 2), clone a piece before editing
+   """Compute new tensors from the pieces instead of mutating them (out-of-place ops), clone a piece before editing
    it, or index the original tensor directly.""",
    """a, b = y.unbind(0)
 a.mul_(2)""",
@@ -726,7 +728,7 @@ v.mul_(2)""",
     "(if you want the inplace to be tracked).",))
 
 _e("resize_requires_grad", "resize_() on a tensor that requires grad", "exception", "RuntimeError",
-   """resize_() was used on a tensor that requires grad. Changing the number of elements in place has no derivative.""",
+   """resize_() was used on a tensor that requires grad.""",
    """Resizing changes the number of elements in place; there is no gradient formula for that.""",
    """Get the new shape with reshape / view / expand or create a fresh tensor; if raw storage is all you need, resize
    a detached copy inside torch.no_grad().""",
@@ -774,7 +776,7 @@ _e("anomaly_nan", "Anomaly detection: a backward node produced NaN", "exception"
    """The forward computation hit a point where the derivative is undefined or infinite: sqrt or log of 0 or a
    negative number, 0/0, pow with a negative base, ...""",
    """Keep the forward pass away from points where the derivative blows up: clamp arguments before sqrt/log
-   (x.clamp_min(eps)), add a small epsilon to denominators, and remember that both branches of torch.where are
+   (clamp_min(eps)), add a small epsilon to denominators, and remember that both branches of torch.where are
    differentiated, so the discarded branch must be safe too.""",
    """y = torch.sqrt(x).sum()""",
    """y = torch.sqrt(x.clamp_min(1e-12)).sum()""",
@@ -786,8 +788,8 @@ _e("detach_inplace_view", "detach_() called on a view", "exception", "RuntimeErr
    """detach_() (the in-place detach) was called on a view: a slice, a transpose, or a DDP gradient bucket
    view.""",
    """A view shares its base's history; it cannot be detached alone in place.""",
-   """Detach out of place instead: v = v.detach() creates a new tensor. For DDP gradients that are bucket views, clear
-   them through optimizer.zero_grad().""",
+   """Detach out of place instead: .detach() returns a new tensor to assign. For DDP gradients that are bucket views,
+   clear them through optimizer.zero_grad().""",
    """v = x[:2]
 v.detach_()""",
    """v = x[:2].detach()""",
@@ -802,8 +804,8 @@ _e("backward_complex_output", "backward() on a complex scalar without a gradient
    """backward() was called with no gradient argument on an output holding complex numbers.""",
    """The implicit seed 1.0 only makes sense for a real loss; for a complex output the derivative depends on
    which real function of it you minimise.""",
-   """Derive a real-valued loss from the complex result (its magnitude z.abs(), its real part, or |z|^2 summed) and
-   differentiate that, or pass a complex starting gradient explicitly.""",
+   """Derive a real-valued loss from the complex result (its magnitude abs(), its real part, or its squared magnitude
+   summed) and differentiate that, or pass a complex starting gradient explicitly.""",
    """z = (x * 1j).sum()
 z.backward()""",
    """z = (x * 1j).sum()
@@ -815,7 +817,7 @@ _e("out_arg_requires_grad", "out= used with inputs that require grad", "exceptio
    """A function was given an out= tensor to write its result into, while one of its inputs requires grad.""",
    """Writing into a preallocated tensor cannot be recorded in the graph, so out= variants are not
    differentiable.""",
-   """Let the function return a new tensor and assign it (c = torch.add(a, 1)) instead of using out=; if no gradient
+   """Let the function return a new tensor and assign it instead of using out=; if no gradient
    is wanted, do it inside torch.no_grad().""",
    """torch.add(a, 1, out=out)""",
    """out = torch.add(a, 1)""",
@@ -827,7 +829,7 @@ _e("deepcopy_nonleaf", "copy.deepcopy of a non-leaf tensor", "exception", "Runti
    """copy.deepcopy met a tensor that was computed by an operation requiring grad, directly or nested inside a list, a
    dict or an object's attributes.""",
    """Copying a tensor would mean copying its graph too; PyTorch only supports deep copies of leaves.""",
-   """Store and copy graph-free values (t.detach().clone()); modules built with the old torch.nn.utils.weight_norm
+   """Store and copy graph-free values (.detach().clone()); modules built with the old torch.nn.utils.weight_norm
    should move to torch.nn.utils.parametrizations.weight_norm.""",
    """state = {"logits": logits}
 copy.deepcopy(state)""",
@@ -840,8 +842,8 @@ copy.deepcopy(state)""",
     "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment"))
 
 _e("optimizer_nonleaf", "Optimizer given a non-leaf tensor", "exception", "ValueError",
-   """The list given to the optimizer contains a tensor that an operation produced (w * 2, or a cast like .float() or
-   a move like .to(device) applied after requires_grad=True) rather than a leaf.""",
+   """The list given to the optimizer contains a tensor that an operation produced (an arithmetic result, a cast
+   like .float() or a move like .to(device) applied after requires_grad=True) rather than a leaf.""",
    """The optimizer reads .grad and updates in place; a non-leaf never gets .grad and cannot be updated in
    place.""",
    """Create each parameter directly in its final dtype and on its final device and only then enable requires_grad,
@@ -856,8 +858,8 @@ opt = torch.optim.SGD([w], lr=0.1)""",
 _e("grad_assign_wrong_shape", "A gradient of the wrong shape assigned to .grad", "exception", "RuntimeError",
    """Your code assigned to tensor.grad a tensor whose shape differs from the tensor's.""",
    """The optimizer and autograd treat .grad as element-by-element gradients of the tensor.""",
-   """Only assign to .grad a tensor shaped exactly like the tensor itself; torch.zeros_like(p) is the safe starting
-   point.""",
+   """Only assign to .grad a tensor shaped exactly like the tensor itself; zeros_like() of the tensor is the safe
+   starting point.""",
    """w.grad = torch.zeros(4)       # w has shape [3]""",
    """w.grad = torch.zeros_like(w)""",
    "Was .grad assigned manually?",
@@ -910,8 +912,8 @@ _e("grad_is_none_zero", "tensor.grad is None", "exception", "AttributeError",
    """.grad is only filled in for leaves that require grad and that a backward pass actually reached. It is None
    before the first backward(), for tensors that do not require grad or are not leaves, for tensors that were not
    used in the loss (or only through a detach()), and after optimizer.zero_grad() (which sets it to None).""",
-   """Test for None before using a gradient (if p.grad is not None), let optimizer.zero_grad() handle resetting, and
-   make sure the tensor actually contributes to the loss.""",
+   """Test for None before using a gradient (`if ... .grad is not None`), let optimizer.zero_grad() handle resetting,
+   and make sure the tensor actually contributes to the loss.""",
    """w.grad.zero_()""",
    """if w.grad is not None:
     w.grad.zero_()""",
@@ -976,8 +978,8 @@ _e("float_of_multi_element", "float()/int() of a tensor with several elements", 
    """A tensor holding several values was converted to a single Python number, with float(), int(), a format string or
    (on old PyTorch) .item().""",
    """Only a one-element tensor has a single Python value.""",
-   """Reduce the tensor to one value first (float(t.mean())), select one element, or get all the values with
-   .tolist().""",
+   """Reduce the tensor to one value first (its mean() or sum() before float()), select one element, or get all the
+   values with .tolist().""",
    """float(x)                  # x has shape [3]""",
    """float(x.mean())""",
    """Was it float()/int()/a format string applied to a multi-element tensor (or .item() on an old PyTorch)?""",
@@ -988,10 +990,10 @@ _e("grad_outputs_mismatch_masked", "Ambiguous truth value of a multi-element ten
    """Python needed a single True/False from a tensor with several elements. In autograd this happens when
    several outputs are given grad_outputs/grad_tensors and one of them has the wrong shape: PyTorch's own shape
    check compares tensors with == while building its error message, and that comparison raises this instead. In
-   plain code it comes from `if t:`, `while t:`, `and`/`or`, or `t in list`.""",
+   plain code it comes from using a tensor in `if`, `while`, `and`/`or`, or `in`.""",
    """A multi-element tensor has no single truth value (any? all?), so Python refuses to guess.""",
    """Inside autograd: make each entry of grad_outputs / grad_tensors shaped like its own output
-   (torch.ones_like(out_i)); comparing the shapes pair by pair shows which one is off. In your own code, say
+   (ones_like() of that output); comparing the shapes pair by pair shows which one is off. In your own code, say
    which truth value you mean with .any(), .all() or torch.equal().""",
    """torch.autograd.grad([a, b], x, grad_outputs=[torch.tensor(1.0), torch.ones(4, 1)])""",
    """torch.autograd.grad([a, b], x, grad_outputs=[torch.ones_like(a), torch.ones_like(b)])""",

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import catalog
-from .match import Explanation, candidate, explain_message
+from .match import Explanation, candidate, example_fix, explain_message
 from .source import Source, add_kwarg, assign_parts, indent_block, inplace_pattern, out_of_place
 
 # --------------------------------------------------------------------------- result
@@ -485,8 +485,9 @@ def diagnose_version(facts, exc, ctx, engine_id):
         retained = prev[-1] if prev else None
         context.update({"optimizer": oname, "parameter": pname, "step_lines": step_lines,
                         "previous_backward": _call_dict(facts, retained), "inplace_ops": inplace})
-        step_txt = (f"{facts.line_ref(step_lines[0])} (`{facts.src.line(step_lines[0])}`)" if step_lines
-                    else "optimizer.step()")
+        step_code = facts.src.line(step_lines[0]) if step_lines else ""
+        step_txt = (facts.line_ref(step_lines[0]) + ("" if step_code == f"{oname}.step()" else f" (`{step_code}`)")
+                    if step_lines else "optimizer.step()")
         cause = (f"{node_name} (created at {facts.at(node_site)}) saved `{pname}` at version {saved_v}. "
                  f"Then `{oname}.step()` at {step_txt} updated the parameters in place (now version {cur_v})"
                  + (f", after {_call_desc(facts, retained)} had kept the graph alive" if retained else "")
@@ -530,7 +531,7 @@ def diagnose_version(facts, exc, ctx, engine_id):
         mods = ", ".join(f"{facts.line_ref(n)} (`{facts.src.line(n)}`)" for n in mod_lines) or "an in-place op"
         cause = (f"`{zname}` was made with .detach() from `{yname}`"
                  + (f" at {facts.line_ref(det_lines[0])}" if det_lines else "")
-                 + f", so it shares `{yname}`'s memory and version counter. {mods} changed `{zname}` in place, "
+                 + f", so it shares `{yname}`'s memory and version counter. {_cap(mods)} changed `{zname}` in place, "
                  f"which changed the `{yname}` that {node_name} (created at {facts.at(node_site)}) saved: version "
                  f"{saved_v} was saved, it is now at version {cur_v}. " + catalog.get("detach_inplace_needed").why)
         before = facts.src.line(det_lines[0]) if det_lines else ""
@@ -804,7 +805,7 @@ def diagnose_grad_none(facts, exc):
     elif not reached:
         uses = facts.src.find_lines(rf"\b{re.escape(expr)}\.detach\(\)|\b{re.escape(expr)}\.data\b")
         reason = "detached" if uses else "not_in_graph"
-        text = (f"{len(backwards)} backward pass(es) ran, but none reached `{expr}`: "
+        text = (f"{len(backwards)} backward pass{'es' if len(backwards) != 1 else ''} ran, but none reached `{expr}`: "
                 + (f"it is only used through .detach()/.data ({facts.line_ref(uses[0])})." if uses
                    else "it does not take part in the loss."))
         fix = _fix(f"Use `{expr}` itself in the computation of the loss (or drop it from what you update).", code,
@@ -846,13 +847,15 @@ def _generic(facts, exc, eid, ctx):
         in_grad = any(fn == "grad" and "autograd" in f for f, _, fn in facts.o.frames)
         eid = "grad_nonscalar_no_grad_outputs" if in_grad else "backward_nonscalar"
         e = catalog.get(eid)
-        nm = name or "y"
+        # the user's name for the output, else the expression the call was made on (never an example's name)
+        nm = name or _differentiated_expr(code, in_grad)
         shape = f" of shape {list(t.shape)}" if t is not None else ""
-        if in_grad:
+        if nm and in_grad:
             after = add_kwarg(code, f"grad_outputs=torch.ones_like({nm})") or ""
-        elif re.search(rf"\b{re.escape(nm)}\.backward\(\s*\)", code):
-            after = code.replace(f"{nm}.backward()", f"{nm}.sum().backward()")
-        cause_extra = f"`{nm}`{shape} has {t.numel() if t is not None else 'several'} elements."
+        elif nm and f"{nm}.backward()" in code:
+            after = code.replace(f"{nm}.backward()", f"{nm}.sum().backward()", 1)
+        numel = t.numel() if t is not None else "several"
+        cause_extra = f"`{nm}`{shape} has {numel} elements." if nm else f"The output{shape} has {numel} elements."
         cause = f"{facts.line_ref(line, start=True)} (`{code}`): {cause_extra} {e.cause}"
         return eid, cause, _fix(e.fix, before, after), context, {
             ("backward_nonscalar" if in_grad else "grad_nonscalar_no_grad_outputs"):
@@ -919,7 +922,7 @@ def _generic(facts, exc, eid, ctx):
     elif eid in ("retain_grad_no_requires_grad", "hook_no_requires_grad", "resize_requires_grad",
                  "detach_inplace_view", "deepcopy_nonleaf"):
         after = {"detach_inplace_view": re.sub(r"(\w[\w.]*)\.detach_\(\)", r"\1 = \1.detach()", code),
-                 "deepcopy_nonleaf": re.sub(r"deepcopy\((\w+)\)", r"deepcopy(\1.detach())", code)}.get(eid, "")
+                 "deepcopy_nonleaf": _deepcopy_after(facts, code)}.get(eid, "")
     elif eid == "inference_tensor_inplace":
         m = re.match(r"(\w+)", code)
         after = f"{m.group(1)} = {m.group(1)}.clone()\n{code}" if m else ""
@@ -928,11 +931,32 @@ def _generic(facts, exc, eid, ctx):
     elif eid == "backward_gradient_shape_mismatch":
         nm = re.match(r"(\w+)\.backward\(", code)
         if nm:
-            after = re.sub(r"gradient\s*=\s*[^,)]+(\([^)]*\))?", f"gradient=torch.ones_like({nm.group(1)})", code)
+            after = re.sub(r"gradient\s*=\s*[\w.]+(\([^()]*\))?", f"gradient=torch.ones_like({nm.group(1)})", code)
+    if not after and not code:  # no line of the script to show: the catalog's example, labelled as one
+        return eid, e.cause, example_fix(e), context, {}
     if not after:
-        before, after = (code, "") if code else (e.before, e.after)
+        before, after = code, ""
     cause = f"{facts.line_ref(line, start=True)} (`{code}`): {e.cause}" if code else e.cause
     return eid, cause, _fix(e.fix, before, after), context, {}
+
+
+def _deepcopy_after(facts, code):
+    """``copy.deepcopy(t.detach())`` when the copied name is a tensor; nothing for a list or an object."""
+    m = re.search(r"deepcopy\((\w+)\)", code)
+    if m is None or not _is_tensor(facts.evaluate(m.group(1))):
+        return ""
+    return code.replace(m.group(0), f"deepcopy({m.group(1)}.detach())", 1)
+
+
+def _differentiated_expr(code, in_grad):
+    """The expression ``code`` calls .backward() on (``(x * 2)`` in ``(x * 2).backward()``), or the
+    first argument of its torch.autograd.grad call; None when it cannot be read off the line."""
+    if in_grad:
+        m = re.search(r"\bgrad\(\s*(?:outputs\s*=\s*)?([^,()]+(?:\([^()]*\))?[^,()]*)\s*,", code)
+    else:
+        m = re.search(r"(?:^|[=\s(])([^\s=(][^=]*?|\(.*?\))\.backward\(", code)
+    expr = m.group(1).strip() if m else ""
+    return expr if expr and len(expr) <= 60 and "\n" not in expr else None
 
 
 # --------------------------------------------------------------------------- entry point
@@ -985,10 +1009,11 @@ def diagnose_script(path, argv=(), *, lint=True) -> Diagnosis:
     roots = _graph_roots(facts, node, outcome)
     names = _graph_names(facts)
     if result is None:
-        return Diagnosis(id=None, candidates=explanation.candidates, title=explanation.title,
+        return Diagnosis(id=None, candidates=explanation.candidates, title="Unknown error",
                          cause=f"{facts.line_ref(outcome.error_line, start=True)}: {type(exc).__name__}: {message}. "
                                + explanation.cause,
-                         fix=explanation.fix, context={"error_line": outcome.error_line}, error=error,
+                         fix=unknown_script_fix(torch_engine=False), context={"error_line": outcome.error_line},
+                         error=error,
                          warnings=warning_dicts, stdout=outcome.stdout, explanation=explanation)
     chosen, cause, fix, context, ruled_out = result
     context = _plain(context)
@@ -1003,6 +1028,16 @@ def diagnose_script(path, argv=(), *, lint=True) -> Diagnosis:
                      fix=fix, context=context, error=error, warnings=warning_dicts,
                      stdout=outcome.stdout, explanation=explanation, failing_node=node, graph_roots=roots,
                      graph_names=names)
+
+
+def unknown_script_fix(torch_engine) -> dict:
+    """The fix panel of a script whose error is not one gradviz knows."""
+    text = ("This error is not one of the autograd errors gradviz knows (`gradviz explain --list` shows them); "
+            "the message and the line above are what Python reported.")
+    if not torch_engine:
+        text += (" If the script needs a part of PyTorch that gradviz's engine does not have, `--engine torch` "
+                 "runs it on the installed PyTorch.")
+    return _fix(text)
 
 
 def _placed(program, d):

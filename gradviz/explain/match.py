@@ -56,11 +56,16 @@ def candidate(entry_id: str, **extra) -> dict:
     return d
 
 
+def example_fix(e) -> dict:
+    """A catalog entry's fix, its before/after being the catalog's own example (``"example": true``):
+    its names are not the user's, and the panels say so."""
+    return {"text": e.fix, "before": e.before, "after": e.after, "example": bool(e.before or e.after)}
+
+
 def from_entry(entry_id: str, others=(), context=None, message="") -> Explanation:
     e = catalog.get(entry_id)
     return Explanation(id=e.id, candidates=[candidate(o) for o in others if o != entry_id], title=e.title,
-                       cause=e.cause, fix={"text": e.fix, "before": e.before, "after": e.after},
-                       context=dict(context or {}), known=True, message=message)
+                       cause=e.cause, fix=example_fix(e), context=dict(context or {}), known=True, message=message)
 
 
 # --------------------------------------------------------------------------- normalising
@@ -444,9 +449,57 @@ def similarity(message: str) -> list:
 #: A message no rule knows but this similar to a known wording is taken as that wording.
 FUZZY_THRESHOLD = 0.86
 
+#: An unknown message is offered a known id as "did you mean" only from this similarity on (and
+#: only within SUGGEST_SPREAD of the best one). Unrelated errors ("KeyError: 'foo'", a CUDA
+#: out-of-memory message, "hello world") score 0.2-0.5 against the catalog; a known wording
+#: with a word or two changed scores 0.7 and more. Nothing close: no suggestions at all.
+SUGGEST_THRESHOLD = 0.6
+#: A paraphrase ("trying to run backward over the same graph twice, buffers were freed") scores
+#: lower; it is close when it also shares two of autograd's own words with the id's wordings.
+SUGGEST_PARAPHRASE = 0.4
+SUGGEST_SPREAD = 0.15
+MAX_SUGGESTIONS = 3
+AUTOGRAD_TERMS = frozenset(
+    "grad autograd backward graph gradient gradients inplace leaf leaves freed buffers retain_graph requires_grad "
+    "requires_grad_ grad_fn saved version differentiated differentiate differentiation derivative detach detach_ "
+    "hook hooks register_hooks retain_grad no_grad inference inference_mode anomaly once_differentiable require "
+    "requires grad_output grad_outputs allow_unused create_graph jacrev checkpoint use_reentrant mark_dirty "
+    "deepcopy numpy scalar scalars view views contiguous stride mat1 mat2 multiplied broadcast singleton optimizer "
+    "optimize non_leaf".split())
+
 
 def _long_enough(entry_id):
     return any(len(normalise(m)) >= FUZZY_MIN_LENGTH for m in catalog.get(entry_id).messages)
+
+
+def _terms(text) -> set:
+    return set(re.findall(r"[a-z_0-9]+", normalise(text))) & AUTOGRAD_TERMS
+
+
+_ENTRY_TERMS = {}
+
+
+def _entry_terms(entry_id) -> set:
+    if entry_id not in _ENTRY_TERMS:
+        _ENTRY_TERMS[entry_id] = set().union(*(_terms(m) for m in catalog.get(entry_id).messages))
+    return _ENTRY_TERMS[entry_id]
+
+
+def suggestions(ranked, message="") -> list:
+    """The close ones of a similarity ranking, [(score, id)] best first: at least
+    SUGGEST_THRESHOLD (or SUGGEST_PARAPHRASE with two autograd words in common with
+    ``message``), near the best, and only ids whose wordings are long enough for a similarity
+    to mean something (a short skeleton such as "'<name>' object has no attribute '<name>'" is
+    equally close to every AttributeError)."""
+    terms = _terms(message) if message else set()
+    if not ranked:
+        return []
+    close = [(s, i) for s, i in ranked if _long_enough(i) and (
+        s >= SUGGEST_THRESHOLD or (s >= SUGGEST_PARAPHRASE and len(terms & _entry_terms(i)) >= 2))]
+    if not close:
+        return []
+    best = close[0][0]
+    return [(s, i) for s, i in close if s >= best - SUGGEST_SPREAD][:MAX_SUGGESTIONS]
 
 
 def match_rules(message: str):
@@ -483,14 +536,17 @@ def explain_message(text: str) -> Explanation:
         ctx = {"message": main.message, "match": "approximate", "score": round(score, 3)}
         others = [i for s, i in ranked[1:3] if s >= FUZZY_THRESHOLD - 0.1]
         return from_entry(best, others, ctx, main.message)
-    nearest = [{"id": i, "title": catalog.get(i).title, "score": round(s, 3)} for s, i in ranked[:3]]
-    names = ", ".join(n["id"] for n in nearest) or "none"
+    nearest = [{"id": i, "title": catalog.get(i).title, "score": round(s, 3)} for s, i in suggestions(ranked, main.message)]
+    if nearest:
+        closest = (f"The closest known one is {nearest[0]['id']}." if len(nearest) == 1 else
+                   f"The closest known ones are: {', '.join(n['id'] for n in nearest)}.")
+    else:
+        closest = "No known error is close to it."
     return Explanation(
         id=None,
         candidates=[dict(n, question=catalog.get(n["id"]).question) for n in nearest],
         title="Unknown message",
-        cause=("gradviz does not recognise this message as one of the autograd errors it knows. "
-               f"The closest known ones are: {names}."),
+        cause="gradviz does not recognise this message as one of the autograd errors it knows. " + closest,
         fix={"text": "Run `gradviz explain --list` to see what gradviz knows, or run the script with "
                      "`gradviz explain script.py` so the engine can diagnose it.", "before": "", "after": ""},
         context={"message": main.message, "match": "none", "nearest": nearest},

@@ -37,6 +37,7 @@ OP = "white"
 SUMMARY = "lightyellow"
 FREED = {"fillcolor": "gray92", "color": "red3", "fontcolor": "gray40", "style": "filled,dashed"}
 STALE = {"fillcolor": "tomato", "color": "red3", "penwidth": "2"}
+HIGHLIGHT = {"fillcolor": "mistyrose", "color": "red3", "penwidth": "3"}  # Graph(highlight=): the failing node
 
 
 @dataclass(frozen=True)
@@ -80,10 +81,11 @@ class Graph:
     node labels; show_sites: file:line in labels; legend: draw the legend.
     title: the picture's first line; notes: more lines under it, e.g. the error a second
     backward raised (long lines are wrapped).
+    highlight: backward node ids (``n3``) to draw as the failing node, never collapsed.
     """
 
     def __init__(self, snap, view="both", max_nodes=DEFAULT_MAX_NODES, *, show_saved=True, show_attrs=False,
-                 show_sites=True, legend=True, title=None, notes=()):
+                 show_sites=True, legend=True, title=None, notes=(), highlight=()):
         if view not in VIEWS:
             raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
         if view == "forward" and not snap.has_forward:
@@ -92,6 +94,7 @@ class Graph:
         self.view = view
         self.max_nodes = max_nodes
         builder = _Builder(snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title, notes)
+        builder.highlight = frozenset(highlight)
         with collapse.gc_paused():
             self.source = builder.build()
         self.notes = tuple(builder.notes)
@@ -169,6 +172,7 @@ class _Builder:
         self.max_nodes = max_nodes
         self.notes = []
         self.used = set()  # legend entries in use
+        self.highlight = frozenset()  # backward node ids drawn as the failing node
 
     def build(self):
         import graphviz
@@ -223,6 +227,7 @@ class _Builder:
         weight = {n.id: 1 + len(saved[n.id]) + (1 if n.leaf else 0) + len(root_of.get(n.id, ())) for n in nodes}
         edges = [(n.id, e.target) for n in nodes for e in n.edges if e.target is not None]
         pinned = set(root_of) | {n.id for n in nodes if n.leaf is not None and n.leaf.name}
+        pinned |= self.highlight
         plan = collapse.plan([n.id for n in nodes], edges, {n.id: n.label_name for n in nodes}, weight, pinned,
                              budget)
         if plan.collapsed:
@@ -270,6 +275,9 @@ class _Builder:
             self.used.add("accumulate")
         else:
             self.used.add("node")
+        if n.id in self.highlight:
+            attrs.update(HIGHLIGHT)
+            self.used.add("failing")
         g.node(f"b_{n.id}", _label(*lines), **attrs)
         if n.leaf is not None:
             leaf = n.leaf
@@ -372,6 +380,7 @@ class _Builder:
             ("tensor", "tensor", {"fillcolor": OP}),
             ("constant", "no grad", {"fillcolor": OP, "style": "filled,dotted"}),
             ("root", "root / output", {"fillcolor": ROOT}),
+            ("failing", "failing node", HIGHLIGHT),
             ("saved", "saved tensor", {"fillcolor": SAVED}),
             ("stale", "saved, modified\\nin place since", STALE),
             ("freed", "saved, freed\\nby backward", FREED),
