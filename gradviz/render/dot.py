@@ -618,8 +618,8 @@ def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOU
         if estimate is not None and (estimate.pixels > OVER * max_pixels or max(estimate.width, estimate.height)
                                      > OVER * MAX_SIDE):
             raise ImageTooLarge(f"refusing to lay out a picture of {estimate.text()} ({estimate.boxes:,} boxes; "
-                                f"the budget is {max_pixels:,} px and {MAX_SIDE:,} px a side); lower --max-nodes "
-                                "or choose .dot")
+                                f"the budget is {max_pixels:,} px and {MAX_SIDE:,} px a side); drop --max-nodes 0 "
+                                "to fold repeated structure, or choose .dot")
         data, width, height = draw(source, fmt, max_pixels, timeout)
     except RenderError as e:
         if not keep_dot and isinstance(e, ImageTooLarge):
