@@ -17,7 +17,7 @@ import gradviz.torch.nn as nn
 from gradviz.inspect import Recorder, snapshot
 from gradviz.render import collapse, dot, layout, tree
 
-from _cli_helpers import gradviz, invoke, write
+from _cli_helpers import ROOT, SAMPLES, gradviz, invoke, write
 
 RNN = """\
 torch.manual_seed(0)
@@ -290,3 +290,12 @@ def test_backward_twice_on_a_non_scalar_root_says_it_starts_from_ones(tmp_path):
     assert ("y has shape (3,), not a scalar: the backward passes of --backward-twice start from ones_like(y)"
             in r.stderr)
     assert "grad can be implicitly created only for scalar outputs" in r.stderr
+
+
+def test_the_readme_tree_example_is_real_output():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = "$ COLUMNS=80 gradviz run samples/rnn_unrolled.py --tree -- 60\n...\n"
+    shown = readme.split(command, 1)[1].split("```", 1)[0]
+    p = gradviz("run", SAMPLES / "rnn_unrolled.py", "--tree", "--", "60", env={"COLUMNS": "80"})
+    assert p.returncode == 0, p.stderr
+    assert shown == p.stdout[p.stdout.index("backward graph of loss"):]

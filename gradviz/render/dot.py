@@ -30,10 +30,15 @@ from .layout import (DEFAULT_MAX_PIXELS, DEFAULT_TIMEOUT, MAX_SIDE, GraphvizNotF
 DEFAULT_MAX_NODES = 300
 # What a readable picture is: text at its own size (the smallest, 8 pt, is 10.7 px at
 # 96 dpi: the picture is never scaled down), and a size one can pan around in a viewer.
-# Past these, repeated structure is folded and then more is collapsed, whatever the box
-# budget (--max-nodes) allows. The hard limit, the pixel budget, is layout's.
+# Past READABLE, repeated structure (loops) is folded, whatever the box budget
+# (--max-nodes) allows; folding a loop loses nothing. Past LARGEST, more is collapsed
+# (chains, bands, siblings), which does lose detail, so only a picture that would
+# otherwise be too big for a viewer pays for it. The hard limit, the pixel budget
+# (50 megapixels), is layout's.
 READABLE_PIXELS = 12_000_000
 READABLE_SIDE = 4_500
+LARGEST_PIXELS = 24_000_000
+LARGEST_SIDE = 8_000
 MIN_FONT_PX = 10.0
 MIN_BUDGET = 24  # boxes: collapsing stops here, however big the estimate
 OVER = 1.5  # an estimate this far over the pixel budget is refused without a layout
@@ -104,11 +109,12 @@ class Graph:
         self.view = view
         self.max_nodes = max_nodes
         self._options = (show_saved, show_attrs, show_sites, legend, title, notes)
-        self._compose(READABLE_PIXELS, READABLE_SIDE)
+        self._compose(READABLE_PIXELS, READABLE_SIDE, LARGEST_PIXELS, LARGEST_SIDE)
 
-    def _compose(self, pixels, side):
+    def _compose(self, pixels, side, most_pixels, most_side):
         """Build the DOT, collapsing until the estimated picture is readable: first as
-        the box budget says, then with loops folded, then with ever smaller budgets."""
+        the box budget says, then with loops folded (over ``pixels`` or ``side``), then
+        with ever smaller budgets (over ``most_pixels`` or ``most_side``)."""
         def build(fold, budget, unfolded=None):
             b = _Builder(self.snapshot, self.view, budget, *self._options, fold=fold, unfolded=unfolded,
                          limit=self.max_nodes)
@@ -116,20 +122,23 @@ class Graph:
                 source = b.build()
             return b, source
 
-        def fits(b):
+        def fits(b, area, longest):
             e = b.estimate
-            return e.pixels <= pixels and max(e.width, e.height) <= side
+            return e.pixels <= area and max(e.width, e.height) <= longest
 
         builder, source = build(False, self.max_nodes)
-        if self.max_nodes and not fits(builder):
+        if self.max_nodes and not fits(builder, pixels, side):
             first = builder.estimate
-            budget = min(self.max_nodes, first.boxes)
+            budget = self.max_nodes  # folding loops alone: the box budget already held
             builder, source = build(True, budget, first)
-            while not fits(builder) and budget > MIN_BUDGET:
+            while not fits(builder, most_pixels, most_side) and budget > MIN_BUDGET:
                 e = builder.estimate
-                ratio = min(pixels / e.pixels, side / max(e.width, e.height)) ** 0.5
-                budget = max(MIN_BUDGET, min(int(budget * 0.8), int(min(budget, e.boxes) * ratio)))
-                builder, source = build(True, budget, first)
+                ratio = min(most_pixels / e.pixels, most_side / max(e.width, e.height)) ** 0.5
+                budget = max(MIN_BUDGET, min(int(min(budget, e.boxes) * 0.8), int(min(budget, e.boxes) * ratio)))
+                smaller, smaller_source = build(True, budget, first)
+                if smaller.estimate.pixels >= e.pixels:  # collapsing more no longer helps
+                    break
+                builder, source = smaller, smaller_source
         self.source = source
         self.notes = tuple(builder.notes)
         self.estimate = builder.estimate  # of the picture as built, before Graphviz's layout
@@ -144,7 +153,8 @@ class Graph:
             width, height = e.width, e.height
         # The estimate was short of the truth: collapse by what Graphviz measured, once.
         shrink = min(max_pixels / (width * height), MAX_SIDE / max(width, height)) * 0.7
-        self._compose(READABLE_PIXELS * shrink, READABLE_SIDE * shrink ** 0.5)
+        self._compose(READABLE_PIXELS * shrink, READABLE_SIDE * shrink ** 0.5, LARGEST_PIXELS * shrink,
+                      LARGEST_SIDE * shrink ** 0.5)
         return write(self.source, path, max_pixels=max_pixels, timeout=timeout, notes=self.notes)
 
     def pipe(self, format="svg", *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> bytes:
