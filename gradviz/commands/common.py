@@ -413,6 +413,8 @@ def write_graph(snap, target: Target, *, view: str, max_nodes: int, notes=(), ti
         graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **options)
         if not max_nodes:
             _warn_cost(graph, timeout or dot.DEFAULT_TIMEOUT)
+        elif graph.estimate.seconds >= 1 and sys.stderr.isatty():  # progress, for people only
+            print(f"gradviz: laying out {graph.estimate.boxes:,} boxes…", file=sys.stderr, flush=True)
         result = graph.save(target.path, **kwargs)
         return GraphOutcome(result=result, notes=result.notes)
     except dot.RenderError as e:  # ImageTooLarge, a failure or a timeout of Graphviz
