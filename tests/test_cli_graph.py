@@ -71,8 +71,8 @@ def test_backward_twice_shows_the_verbatim_error_and_freed_buffers(tmp_path):
     assert "Second backward on (x*y).sum() (--backward-twice) raised, as PyTorch does:" in out
     assert FREED_MSG in out
     # without -o the graph is the tree, freed buffers marked
-    assert "_saved_self = x (3)  freed by backward" in out
-    assert "_saved_other = y (3)  freed by backward" in out
+    assert "_saved_self = x (3,)  freed by backward" in out
+    assert "_saved_other = y (3,)  freed by backward" in out
     assert out.index("backward graph of") < out.index("Second backward")
 
     dot_path = tmp_path / "twice.dot"
@@ -175,7 +175,7 @@ def test_no_backward():
     r = invoke("graph", "(x*y).sum()", "--no-backward")
     assert r.exit_code == 0
     assert "backward skipped (--no-backward)" in r.stderr
-    assert "_saved_self = x (3)\n" in r.stdout  # the tree: saved, and not freed
+    assert "_saved_self = x (3,)\n" in r.stdout  # the tree: saved, and not freed
     assert "freed" not in r.stdout
 
 

@@ -102,7 +102,7 @@ def test_ten_thousand_op_chain_renders_a_collapsed_png_in_seconds(tmp_path):
     assert elapsed < 60, elapsed
     w, h = check_png(out)
     assert w * h < 20_000_000
-    assert "collapsed into" in r.stdout and "(--max-nodes)" in r.stdout
+    assert "collapsed into" in r.stdout and "(--max-nodes 300)" in r.stdout
 
 
 def test_hundred_thousand_op_chain_gives_dot(tmp_path):

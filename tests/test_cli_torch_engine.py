@@ -26,7 +26,7 @@ def test_run_draws_the_real_graph_of_a_transformer_block(tmp_path):
         assert name in source, name
     assert re.search(r"ScaledDotProduct\w*AttentionForCpuBackward0|ScaledDotProduct\w*Backward0", source)
     labels = [label for label, _ in dot_nodes(source).values()]
-    assert any(label.startswith("block.norm1.weight\n(8)") for label in labels)  # named leaves
+    assert any(label.startswith("block.norm1.weight\n(8,)") for label in labels)  # named leaves
     assert any(label.startswith("block.attn.in_proj_weight\n(24, 8)") for label in labels)
     freed = [label for label in labels if "freed by backward at transformer_block.py:30" in label]
     assert len(freed) >= 10  # the saved tensors loss.backward() freed
@@ -194,4 +194,11 @@ def test_the_transformer_block_gives_the_same_loss_and_graph_on_both_engines(tmp
     assert r_ours.exit_code == 0 and r_theirs.exit_code == 0, r_ours.stderr + r_theirs.stderr
     printed = [line for line in r_ours.stdout.splitlines() if line.startswith("loss ")]
     assert printed and printed == [line for line in r_theirs.stdout.splitlines() if line.startswith("loss ")]
-    assert sorted(dot_nodes(ours.read_text()).values()) == sorted(dot_nodes(theirs.read_text()).values())
+
+    # A saved tensor without a variable name is named by its forward expression, and the
+    # forward graphs differ by design: compare the backward graphs without those names.
+    def backward_nodes(source):
+        return sorted((re.sub(r"^(\S+) = [^\n]*[(@*+…][^\n]*\n", r"\1\n", label), attrs)
+                      for label, attrs in dot_nodes(source).values())
+
+    assert backward_nodes(ours.read_text()) == backward_nodes(theirs.read_text())

@@ -176,7 +176,7 @@ def test_show_names_leaves_after_the_callers_variables():
     a = torch.tensor([1.0, 2.0], requires_grad=True)
     b = (a * a).sum()
     g = gradviz.show(b)
-    assert 'label="a\\n(2)"' in g.source or "a\\n(2)" in g.source
+    assert 'label="a\\n(2,)"' in g.source or "a\\n(2,)" in g.source
     assert g.view == "backward" and "MulBackward0" in g.source
 
 
@@ -186,7 +186,7 @@ def test_show_takes_params_and_dicts_as_torchviz_does():
     model = nn.Linear(3, 2)
     out = model(torch.ones(1, 3)).sum()
     g = gradviz.show(out, params=dict(model.named_parameters()))
-    assert "weight\\n(2, 3)" in g.source and "bias\\n(2)" in g.source
+    assert "weight\\n(2, 3)" in g.source and "bias\\n(2,)" in g.source
     g2 = gradviz.show({"total": out})
     assert "total\\n()" in g2.source
 

@@ -410,7 +410,12 @@ def write_graph(snap, target: Target, *, view: str, max_nodes: int, notes=(), ti
             sys.stdout.flush()
             return GraphOutcome(source=source, notes=graph.notes)
         kwargs = {"timeout": timeout} if timeout else {}
-        result = dot.render(snap, target.path, view=view, max_nodes=max_nodes, **kwargs, **options)
+        graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **options)
+        if not max_nodes:
+            _warn_cost(graph, timeout or dot.DEFAULT_TIMEOUT)
+        elif graph.estimate.seconds >= 1 and sys.stderr.isatty():  # progress, for people only
+            print(f"gradviz: laying out {graph.estimate.boxes:,} boxes…", file=sys.stderr, flush=True)
+        result = graph.save(target.path, **kwargs)
         return GraphOutcome(result=result, notes=result.notes)
     except dot.RenderError as e:  # ImageTooLarge, a failure or a timeout of Graphviz
         return GraphOutcome(error=CommandError(str(e), EXIT_USAGE))
@@ -419,6 +424,28 @@ def write_graph(snap, target: Target, *, view: str, max_nodes: int, notes=(), ti
     except OSError as e:
         where = "the DOT to stdout" if target.stdout else f"'{target.path}'"
         return GraphOutcome(error=CommandError(f"cannot write {where}: {e.strerror or e}", EXIT_USAGE))
+
+
+# Say what a picture without collapsing (--max-nodes 0) will cost when it is this slow or big.
+SLOW_LAYOUT = 10.0  # seconds
+
+
+def _warn_cost(graph, timeout: float) -> None:
+    """Before a layout that may take minutes (--max-nodes 0), say what it will cost: the
+    user asked for every box, so it goes ahead (Ctrl-C stops it, the time limit too)."""
+    from gradviz.render import dot
+
+    e = graph.estimate
+    if e.seconds < SLOW_LAYOUT and e.pixels <= dot.READABLE_PIXELS and max(e.width, e.height) <= dot.READABLE_SIDE:
+        return
+    minutes = e.seconds / 60
+    cost = f"about {e.seconds:.0f} s" if e.seconds < 90 else f"about {minutes:.0f} min"
+    text = (f"--max-nodes 0 draws all {e.boxes:,} boxes: the picture will be {e.text()} and its layout "
+            f"may take {cost}")
+    if e.seconds > timeout:
+        text += f", past the {timeout:g} s limit"
+    text += "; drop --max-nodes 0 to fold repeated structure, or write .dot"
+    print(f"gradviz: warning: {text}", file=sys.stderr, flush=True)
 
 
 def describe_written(outcome: GraphOutcome) -> str:

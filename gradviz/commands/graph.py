@@ -113,6 +113,12 @@ def _run(opts: GraphOptions) -> int:
     if opts.no_backward and (opts.backward_twice or opts.retain_graph):
         flag = "--backward-twice" if opts.backward_twice else "--retain-graph"
         raise CommandError(f"{flag} needs a backward pass: drop --no-backward", usage=True)
+    if target is None and html_path is None:
+        unused = [flag for flag, on in (("--view", opts.view != "both"), ("--max-nodes", opts.max_nodes != 300)) if on]
+        if unused:
+            print(f"gradviz graph: warning: {' and '.join(unused)} {'has' if len(unused) == 1 else 'have'} no "
+                  "effect without -o/--output (or --html): without a file the graph is printed as a tree",
+                  file=sys.stderr)
     specs = _var_specs(opts.var)
     try:
         program = expression.parse(text)

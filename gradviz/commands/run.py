@@ -52,11 +52,12 @@ class GraphReport:
     tensors: Optional[tuple] = None  # the table after the second pass
     outcome: Optional[common.GraphOutcome] = None
     nothing: Optional[str] = None  # why there is nothing to draw
+    notes: list = field(default_factory=list)  # what people should know about the passes gradviz ran
 
     @property
     def picture_notes(self) -> list:
         """What the picture says under its title: the passes --backward-twice ran."""
-        notes = []
+        notes = list(self.notes)
         if self.first is not None and not self.first.ok:
             notes.append(f"backward (run by gradviz for --backward-twice) raised {self.first.error_line}")
         if self.second is not None:
@@ -136,6 +137,7 @@ def _run(opts: RunOptions, program, send) -> int:
         raise CommandError("--json and --graph - both want stdout: write the graph to a file",
                            usage=True)
     html_path = report_page.html_target(opts.html)
+    _warn_unused(opts, target, html_path)
     want_graph = bool(target is not None or opts.tree or opts.backward_twice or opts.roots)
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
     names = Names(program.code_path, eng)
@@ -337,6 +339,23 @@ def _locals_hint(names, program) -> Optional[str]:
             f"name) to list them, or see their graph with --tree or --graph OUT.")
 
 
+def _warn_unused(opts: RunOptions, target, html_path) -> None:
+    """Options that only shape a picture do nothing without one: say so, once, up front."""
+    picture = target is not None or html_path is not None
+    unused = []
+    if not picture and opts.view != "both":
+        unused.append("--view")
+    if not picture and opts.max_nodes != 300:
+        unused.append("--max-nodes")
+    if opts.roots and not (picture or opts.tree or opts.backward_twice):
+        unused.append("--root")
+    if unused:
+        verb = "has" if len(unused) == 1 else "have"
+        listed = unused[0] if len(unused) == 1 else ", ".join(unused[:-1]) + " and " + unused[-1]
+        print(f"gradviz run: warning: {listed} {verb} no effect without --graph "
+              f"(or --html{', --tree or --backward-twice' if '--root' in unused else ''})", file=sys.stderr)
+
+
 def _status(result, report) -> int:
     if result.stopped == "interrupt":
         return EXIT_INTERRUPTED
@@ -387,6 +406,7 @@ def graph_report(opts: RunOptions, watch, names, program) -> GraphReport:
         rep.how = f"the last named tensor with a grad_fn ({last[0]})"
 
     if opts.backward_twice:
+        rep.notes += _seeded_with_ones(rep.roots)
         with watch:
             nodes = [r.node for r in rep.roots]
             if any(n is None or not watch.backwarded(n) for n in nodes):
@@ -401,6 +421,25 @@ def graph_report(opts: RunOptions, watch, names, program) -> GraphReport:
             rep.snapshot = snapshot([r.target() for r in rep.roots], names(), watch.recorder)
 
     return rep
+
+
+def _seeded_with_ones(roots) -> list:
+    """PyTorch's ``L.backward()`` refuses a non-scalar L ("grad can be implicitly created
+    only for scalar outputs"); the passes of --backward-twice start from ones instead, as
+    ``L.backward(torch.ones_like(L))`` would. Say so for each such root."""
+    notes = []
+    for r in roots:
+        shape = tuple(r.tensor.shape) if r.tensor is not None else tuple(r.shape or ())
+        count = 1
+        for s in shape:
+            count *= int(s)
+        if count != 1:
+            name = r.name or "the root"
+            notes.append(f"{name} has shape {shape}, not a scalar: the backward passes of --backward-twice start "
+                         f"from ones_like({name}), as {name}.backward(torch.ones_like({name})) would "
+                         f"({name}.backward() alone raises \"grad can be implicitly created only for scalar "
+                         "outputs\")")
+    return notes
 
 
 def _write(rep: GraphReport, target, opts) -> common.GraphOutcome:
@@ -434,6 +473,8 @@ def _print_graph_report(opts, streams, rep: GraphReport, target) -> None:
     con.print()
     con.print(Text(f"Graph of {root_names(rep)}: {len(rep.snapshot.nodes)} backward nodes, "
                    f"{len(rep.snapshot.ops)} forward ops; root chosen by {rep.how}"), soft_wrap=True)
+    for note in rep.notes:
+        streams.note(note)
     if opts.tree or (opts.backward_twice and target is None):
         common.print_tree(streams, rep.snapshot)
     if rep.first is not None and not rep.first.ok:

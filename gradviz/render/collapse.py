@@ -3,8 +3,14 @@
 Works on any DAG given as item ids, edges, a kind per item (the label counted in a
 summary, e.g. 'TanhBackward0') and a weight per item (how many boxes it draws: a node
 with two saved tensors weighs 3). Nothing happens while the total weight is within the
-budget. Past it, three passes run until the graph fits, each iterative (no recursion):
+budget (or when the caller asks, because the picture would be too big). Past it, the
+passes below run until the graph fits, each iterative (no recursion):
 
+0. Repeats: the steps of a loop (an RNN unrolled 60 times, the layers of an MLP) are
+   found by the sequence of kinds along the graph's longest path, which repeats with
+   the step's period. Consecutive blocks with the same kinds are folded: the first and
+   last are kept as they are, as representatives, and the ones between become one
+   summary that says how many repeats it holds ("×58 repeats of the block above").
 1. Runs: a chain of items each with one predecessor and one successor keeps its first
    and last item; the inside becomes one summary ("×998 TanhBackward0"). Edges to hubs
    (items with 3+ edges in or out, such as a weight shared by every step of an RNN)
@@ -13,7 +19,8 @@ budget. Past it, three passes run until the graph fits, each iterative (no recur
    kept while they fit, and each connected piece of the middle becomes one summary.
 3. Siblings: whatever is still too many is grouped by (depth, kind).
 
-Roots and other pinned items are never collapsed.
+Roots are never collapsed. Other pinned items (named leaves) are kept by passes 1-3 but
+may be folded with the repeat they belong to, as the summary counts them.
 """
 import contextlib
 import gc
@@ -26,6 +33,10 @@ LONG_RUN = 12  # ... and before cutting into bands, only when this many are
 # Bands keep this share of the budget for individual items: a summary picture reads
 # better with a little detail at both ends than with the budget filled.
 KEEP_FRACTION = 0.35
+MAX_PERIOD = 64  # longest loop step looked for, in nodes along the longest path
+KEEP_BLOCKS = 1  # repeats drawn in full at each end of a folded loop
+MIN_FOLDED = 2  # fold only when at least this many repeats go into the summary
+MAX_LOOKS = 64  # stretches of the longest path searched for loops, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +45,7 @@ class Group:
     members: Tuple[str, ...]
     counts: Tuple[Tuple[str, int], ...]  # (kind, count), most frequent first
     weight: int  # boxes the members would have drawn
+    repeats: int = 0  # > 0: a folded loop of this many identical blocks
 
     @property
     def size(self):
@@ -70,27 +82,38 @@ def gc_paused():
             gc.enable()
 
 
-def plan(items, edges, kind, weight, pinned=(), budget=300) -> Plan:
-    """Decide which items to collapse. items: ids in a stable order; edges: (u, v) pairs."""
+def plan(items, edges, kind, weight, pinned=(), budget=300, *, fold=False, roots=None) -> Plan:
+    """Decide which items to collapse. items: ids in a stable order; edges: (u, v) pairs.
+
+    fold: fold repeated structure even when the weight is within the budget (the caller
+    measured the picture and found it too big). roots: items never collapsed at all
+    (default: the pinned ones).
+    """
     with gc_paused():
-        return _plan(list(items), edges, kind, weight, pinned, budget)
+        return _plan(list(items), edges, kind, weight, pinned, budget, fold, roots)
 
 
-def _plan(items, edges, kind, weight, pinned, budget):
+def _plan(items, edges, kind, weight, pinned, budget, fold, roots):
     total = sum(weight[i] for i in items)
-    if not budget or budget <= 0 or total <= budget:
-        return Plan((), {}, total, total, budget or 0)
+    over = bool(budget) and budget > 0 and total > budget
+    if not over and not fold:
+        return Plan((), {}, total, total, budget if budget and budget > 0 else 0)
+    budget = budget if budget and budget > 0 else 0
     pinned = set(pinned)
+    roots = pinned if roots is None else set(roots)
     order = {item: k for k, item in enumerate(items)}
-    state = _State(items, order, kind, weight)
-    _runs(state, edges, pinned, budget, MIN_RUN)
-    if state.after() > budget:
+    folded = _State(items, order, kind, weight)
+    _fold(folded, edges, roots)
+    state = folded.copy()
+    if budget and state.after() > budget:
+        _runs(state, edges, pinned, budget, MIN_RUN)
+    if budget and state.after() > budget:
         # Runs alone are not enough: start again with only the long runs (short ones
         # would litter the detailed ends with tiny summaries), then cut into bands.
-        state = _State(items, order, kind, weight)
+        state = folded.copy()
         _runs(state, edges, pinned, 0, LONG_RUN)
         _bands(state, edges, pinned, budget)
-    if state.after() > budget:
+    if budget and state.after() > budget:
         _siblings(state, edges, pinned, budget)
     return state.finish(total, budget)
 
@@ -102,7 +125,14 @@ class _State:
         self.items, self.order, self.kind, self.weight = items, order, kind, weight
         self.owner = {}  # item -> group key (the group's first member)
         self.members = {}  # group key -> [items]
+        self.repeats = {}  # group key -> blocks, for a folded loop
         self._after = sum(weight[i] for i in items)  # kept up to date by merge()
+
+    def copy(self):
+        other = _State(self.items, self.order, self.kind, self.weight)
+        other.owner, other.repeats, other._after = dict(self.owner), dict(self.repeats), self._after
+        other.members = {k: list(v) for k, v in self.members.items()}
+        return other
 
     def rep(self, item):
         return self.owner.get(item, item)
@@ -115,6 +145,7 @@ class _State:
             if key is not None:
                 if key in self.members:
                     members.extend(self.members.pop(key))
+                    self.repeats.pop(key, None)  # merged into something bigger: no longer a loop
                     self._after -= 1
             else:
                 members.append(t)
@@ -125,6 +156,7 @@ class _State:
         for m in members:
             self.owner[m] = key
         self._after += 1
+        return key
 
     def after(self):
         return self._after
@@ -158,7 +190,7 @@ class _State:
                 counts[self.kind[m]] = counts.get(self.kind[m], 0) + 1
             gid = f"g{len(groups)}"
             groups.append(Group(gid, tuple(members), tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
-                                sum(self.weight[m] for m in members)))
+                                sum(self.weight[m] for m in members), self.repeats.get(key, 0)))
             for m in members:
                 group_of[m] = gid
         return Plan(tuple(groups), group_of, total, self.after(), budget)
@@ -171,6 +203,150 @@ def _adjacency(nodes, edges):
         succ[u].append(v)
         pred[v].append(u)
     return succ, pred
+
+
+def _fold(state, edges, roots):
+    """Pass 0: fold the repeated blocks of loops (see the module's docstring)."""
+    import numpy as np
+
+    nodes, cedges = state.contracted(edges)
+    if len(nodes) < 2 * KEEP_BLOCKS + MIN_FOLDED:
+        return
+    succ, pred = _adjacency(nodes, cedges)
+    # Shared items (a weight every step uses) have many users; they belong to no block.
+    shared = {n for n in nodes if len(pred[n]) >= HUB_DEGREE}
+    spine = _longest_path(nodes, cedges, succ, shared, state.order)
+    if len(spine) < 2 * KEEP_BLOCKS + MIN_FOLDED:
+        return
+    # Every other unshared item joins the block of the nearest spine item (breadth first,
+    # ties to the earlier spine item, so equal steps get equal members).
+    pos = {n: k for k, n in enumerate(spine)}
+    queue, head = list(spine), 0
+    while head < len(queue):
+        u = queue[head]
+        head += 1
+        k = pos[u]
+        for near in (succ[u], pred[u]):
+            for v in near:
+                if v not in pos and v not in shared:
+                    pos[v] = k
+                    queue.append(v)
+    # A shared item whose every neighbour sits at one spine item (h used by four gates
+    # of one LSTM step) is part of that step after all.
+    for n in sorted(shared, key=state.order.__getitem__):
+        near = {pos.get(v) for v in succ[n] + pred[n]}
+        if len(near) == 1 and None not in near:
+            pos[n] = near.pop()
+    side = [[] for _ in spine]
+    for n in nodes:
+        k = pos.get(n)
+        if k is not None and spine[k] != n:
+            side[k].append(n)
+    codes, kinds = [], {}
+    for k, n in enumerate(spine):
+        # A root (or a spine item with a root beside it) matches nothing: it is never folded.
+        if n in roots or any(x in roots for x in side[k]):
+            codes.append(-1 - k)
+        else:
+            codes.append(kinds.setdefault(_kind_of(state, n), len(kinds)))
+    codes = np.asarray(codes, dtype=np.int64)
+    # What hangs off each spine item, by kind; blocks match when these match too (the
+    # spine's own kinds match by the choice of the period).
+    beside = [tuple(sorted(kinds.setdefault(_kind_of(state, x), len(kinds)) for x in xs)) if xs else ()
+              for xs in side]
+
+    def signature(lo, p):
+        return tuple(beside[lo:lo + p])
+
+    segments = [(0, len(spine))]
+    looked = 0
+    while segments and looked < MAX_LOOKS:
+        looked += 1
+        lo, hi = segments.pop()
+        found = _period(codes[lo:hi])
+        if found is None:
+            continue
+        start, p, count = found
+        start += lo
+        # The blocks' side items must match too: take the longest stretch of equal blocks.
+        sigs = [signature(start + b * p, p) for b in range(count)]
+        best, run_start = (0, 0), 0
+        for b in range(1, count + 1):
+            if b == count or sigs[b] != sigs[run_start]:
+                if b - run_start > best[1] - best[0]:
+                    best = (run_start, b)
+                run_start = b
+        first, last = best
+        if last - first < 2 * KEEP_BLOCKS + MIN_FOLDED:
+            # Not here; what is left around the stretch may still hold a loop.
+            segments += [(lo, start), (start + count * p, hi)]
+            continue
+        fold_lo = start + (first + KEEP_BLOCKS) * p
+        fold_hi = start + (last - KEEP_BLOCKS) * p
+        members = [x for k in range(fold_lo, fold_hi) for x in (spine[k], *side[k])]
+        key = state.merge(members)
+        state.repeats[key] = (fold_hi - fold_lo) // p
+        segments += [(lo, start + first * p), (start + last * p, hi)]
+
+
+def _kind_of(state, n):
+    return "\0group" if n in state.members else state.kind[n]
+
+
+def _longest_path(nodes, edges, succ, skip, order):
+    """The longest path through the items not in ``skip`` (Kahn's order, iterative);
+    ties go to the earlier item, so the path is the same every time."""
+    indeg = {n: 0 for n in nodes if n not in skip}
+    for u, v in edges:
+        if u not in skip and v not in skip:
+            indeg[v] += 1
+    dist = dict.fromkeys(indeg, 0)
+    back = {}
+    queue = [n for n in nodes if n in indeg and indeg[n] == 0]
+    head = 0
+    while head < len(queue):
+        u = queue[head]
+        head += 1
+        for v in succ[u]:
+            if v in skip:
+                continue
+            if dist[u] + 1 > dist[v] or (dist[u] + 1 == dist[v] and order[u] < order[back[v]]):
+                dist[v] = dist[u] + 1
+                back[v] = u
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                queue.append(v)
+    if not dist:
+        return []
+    end = max(dist, key=lambda n: (dist[n], -order[n]))
+    path = [end]
+    while path[-1] in back:
+        path.append(back[path[-1]])
+    path.reverse()
+    return path
+
+
+def _period(codes):
+    """(start, period, repeats) of the longest periodic stretch of ``codes`` with at least
+    2 * KEEP_BLOCKS + MIN_FOLDED repeats, or None. Shorter periods win ties."""
+    import numpy as np
+
+    n = len(codes)
+    need = 2 * KEEP_BLOCKS + MIN_FOLDED
+    best = None
+    for p in range(1, min(MAX_PERIOD, n // need) + 1):
+        eq = np.concatenate(([False], codes[:-p] == codes[p:], [False]))
+        edges = np.flatnonzero(eq[1:] != eq[:-1])  # starts and ends of the runs of matches
+        if not len(edges):
+            continue
+        starts, ends = edges[0::2], edges[1::2]
+        lengths = ends - starts
+        k = int(np.argmax(lengths))
+        # positions starts[k] .. ends[k] + p - 1 repeat with period p
+        repeats = (int(lengths[k]) + p) // p
+        if repeats >= need and (best is None or repeats * p > best[1] * best[2]):
+            best = (int(starts[k]), p, repeats)
+    return best
 
 
 def _runs(state, edges, pinned, budget, min_run):

@@ -16,16 +16,32 @@ over ``max_pixels`` is refused between the two steps). Files are written to a
 temporary name and renamed, so an error never leaves an empty or truncated file behind.
 """
 import os
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import Optional
 
-from . import collapse
+from . import collapse, estimate
 from .files import atomic_write
-from .layout import (DEFAULT_MAX_PIXELS, DEFAULT_TIMEOUT, GraphvizNotFound, ImageTooLarge,  # noqa: F401
+from .values import format_shape
+from .layout import (DEFAULT_MAX_PIXELS, DEFAULT_TIMEOUT, MAX_SIDE, GraphvizNotFound, ImageTooLarge,  # noqa: F401
                      RenderError, draw)
 
 DEFAULT_MAX_NODES = 300
+# What a readable picture is: text at its own size (the smallest, 8 pt, is 10.7 px at
+# 96 dpi: the picture is never scaled down), and a size one can pan around in a viewer.
+# Past READABLE, repeated structure (loops) is folded, whatever the box budget
+# (--max-nodes) allows; folding a loop loses nothing. Past LARGEST, more is collapsed
+# (chains, bands, siblings), which does lose detail, so only a picture that would
+# otherwise be too big for a viewer pays for it. The hard limit, the pixel budget
+# (50 megapixels), is layout's.
+READABLE_PIXELS = 12_000_000
+READABLE_SIDE = 4_500
+LARGEST_PIXELS = 24_000_000
+LARGEST_SIDE = 8_000
+MIN_FONT_PX = 10.0
+MIN_BUDGET = 24  # boxes: collapsing stops here, however big the estimate
+OVER = 1.5  # an estimate this far over the pixel budget is refused without a layout
 VIEWS = ("both", "forward", "backward")
 FORMATS = {"dot": "dot", "gv": "dot", "svg": "svg", "png": "png", "pdf": "pdf"}
 
@@ -35,6 +51,7 @@ SAVED = "orange"
 NODE = "lightgrey"
 OP = "white"
 SUMMARY = "lightyellow"
+PLAIN = {"shape": "plaintext", "style": "", "fontsize": "9"}  # legend texts about arrows and lines
 FREED = {"fillcolor": "gray92", "color": "red3", "fontcolor": "gray40", "style": "filled,dashed"}
 STALE = {"fillcolor": "tomato", "color": "red3", "penwidth": "2"}
 HIGHLIGHT = {"fillcolor": "mistyrose", "color": "red3", "penwidth": "3"}  # Graph(highlight=): the failing node
@@ -93,13 +110,55 @@ class Graph:
         self.snapshot = snap
         self.view = view
         self.max_nodes = max_nodes
-        builder = _Builder(snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title, notes)
-        builder.highlight = frozenset(highlight)
-        with collapse.gc_paused():
-            self.source = builder.build()
+        self._options = (show_saved, show_attrs, show_sites, legend, title, notes)
+        self._highlight = frozenset(highlight)
+        self._compose(READABLE_PIXELS, READABLE_SIDE, LARGEST_PIXELS, LARGEST_SIDE)
+
+    def _compose(self, pixels, side, most_pixels, most_side):
+        """Build the DOT, collapsing until the estimated picture is readable: first as
+        the box budget says, then with loops folded (over ``pixels`` or ``side``), then
+        with ever smaller budgets (over ``most_pixels`` or ``most_side``)."""
+        def build(fold, budget, unfolded=None):
+            b = _Builder(self.snapshot, self.view, budget, *self._options, fold=fold, unfolded=unfolded,
+                         limit=self.max_nodes)
+            b.highlight = self._highlight
+            with collapse.gc_paused():
+                source = b.build()
+            return b, source
+
+        def fits(b, area, longest):
+            e = b.estimate
+            return e.pixels <= area and max(e.width, e.height) <= longest
+
+        builder, source = build(False, self.max_nodes)
+        if self.max_nodes and not fits(builder, pixels, side):
+            first = builder.estimate
+            budget = self.max_nodes  # folding loops alone: the box budget already held
+            builder, source = build(True, budget, first)
+            while not fits(builder, most_pixels, most_side) and budget > MIN_BUDGET:
+                e = builder.estimate
+                ratio = min(most_pixels / e.pixels, most_side / max(e.width, e.height)) ** 0.5
+                budget = max(MIN_BUDGET, min(int(min(budget, e.boxes) * 0.8), int(min(budget, e.boxes) * ratio)))
+                smaller, smaller_source = build(True, budget, first)
+                if smaller.estimate.pixels >= e.pixels:  # collapsing more no longer helps
+                    break
+                builder, source = smaller, smaller_source
+        self.source = source
         self.notes = tuple(builder.notes)
+        self.estimate = builder.estimate  # of the picture as built, before Graphviz's layout
 
     def save(self, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> RenderResult:
+        try:
+            return write(self.source, path, max_pixels=max_pixels, timeout=timeout, notes=self.notes,
+                         estimate=None if self.max_nodes else self.estimate, keep_dot=not self.max_nodes)
+        except ImageTooLarge as e:
+            if not self.max_nodes or e.width is None:
+                raise
+            width, height = e.width, e.height
+        # The estimate was short of the truth: collapse by what Graphviz measured, once.
+        shrink = min(max_pixels / (width * height), MAX_SIDE / max(width, height)) * 0.7
+        self._compose(READABLE_PIXELS * shrink, READABLE_SIDE * shrink ** 0.5, LARGEST_PIXELS * shrink,
+                      LARGEST_SIDE * shrink ** 0.5)
         return write(self.source, path, max_pixels=max_pixels, timeout=timeout, notes=self.notes)
 
     def pipe(self, format="svg", *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> bytes:
@@ -141,7 +200,8 @@ def _label(*lines, end="\\n"):
 
 
 def _shape(shape):
-    return "(" + ", ".join(str(s) for s in shape) + ")" if shape is not None else "?"
+    """Written as the table writes it, Python's way: (3,), (3, 4), ()."""
+    return format_shape(shape) if shape is not None else "?"
 
 
 def _tensor_line(shape, dtype):
@@ -161,9 +221,36 @@ def _call(call):
     return f"{call.kind} at {where}" if where else call.kind
 
 
+class _Drawn:
+    """A graphviz (sub)graph that also sketches what it is given, for the estimate."""
+
+    def __init__(self, g, sketch, cluster):
+        self.g, self.sketch, self.cluster = g, sketch, cluster
+
+    def attr(self, *args, **kwargs):
+        self.g.attr(*args, **kwargs)
+
+    def node(self, name, label=None, **attrs):
+        self.g.node(name, label, **attrs)
+        self.sketch.node(self.cluster, name, str(label if label is not None else name),
+                         float(attrs.get("fontsize", 10)), attrs.get("shape", "box"))
+
+    def edge(self, src, dst, **attrs):
+        self.g.edge(src, dst, **attrs)
+        self.sketch.edge(src, dst, attrs.get("label"))
+
+
 class _Builder:
-    def __init__(self, snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title, notes):
+    def __init__(self, snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title, notes,
+                 fold=False, unfolded=None, limit=None):
         self.snap = snap
+        self.fold = fold  # fold loops even within the box budget: the picture was too big
+        self.unfolded = unfolded  # the estimate before folding, for the notes
+        self.limit = max_nodes if limit is None else limit  # the user's --max-nodes
+        self.sketch = estimate.Sketch()
+        self.estimate = None
+        # The forward graph's names of its values ('w1*a'), for saved tensors unnamed by the script.
+        self.value_names = forward_names(snap)
         self.extra = [notes] if isinstance(notes, str) else list(notes)
         self.show_saved, self.show_attrs, self.show_sites = show_saved, show_attrs, show_sites
         self.legend, self.title = legend, title
@@ -186,14 +273,17 @@ class _Builder:
         if self.forward:
             with g.subgraph(name="cluster_forward") as c:
                 c.attr(label="forward", style="rounded", color="gray60", fontcolor="gray30")
-                self._forward(c, fw_budget)
+                self._forward(_Drawn(c, self.sketch, "forward"), fw_budget)
         if self.backward:
             with g.subgraph(name="cluster_backward") as c:
                 c.attr(label="backward", style="rounded", color="gray60", fontcolor="gray30")
-                self._backward(c, bw_budget)
+                self._backward(_Drawn(c, self.sketch, "backward"), bw_budget)
         if self.legend and self.used:
             self._legend(g)
-        g.attr("graph", label=_label(*self._title_lines(), end="\\l"), labelloc="t", labeljust="l")
+        title = self._title_lines()
+        self.sketch.title_lines = len(title)
+        self.estimate = estimate.estimate(self.sketch)
+        g.attr("graph", label=_label(*title, end="\\l"), labelloc="t", labeljust="l")
         return g.source
 
     def _title_lines(self):
@@ -229,9 +319,9 @@ class _Builder:
         pinned = set(root_of) | {n.id for n in nodes if n.leaf is not None and n.leaf.name}
         pinned |= self.highlight
         plan = collapse.plan([n.id for n in nodes], edges, {n.id: n.label_name for n in nodes}, weight, pinned,
-                             budget)
+                             budget, fold=self.fold, roots=set(root_of))
         if plan.collapsed:
-            self.notes.append(_collapse_note("backward", plan, len(nodes), "nodes"))
+            self.notes.append(self._collapse_note("backward", plan, len(nodes), "nodes"))
         for n in nodes:
             if n.id in plan.group_of:
                 continue
@@ -240,18 +330,22 @@ class _Builder:
         for grp in plan.groups:
             members = [by_id[m] for m in grp.members]
             lines = _count_lines(grp, len(members))
-            tensors = [x for m in members for x in m.saved if x.is_tensor]
+            tensors = [x for m in members for x in m.saved if x.is_tensor] if self.show_saved else []
             if tensors:
                 freed = sum(1 for x in tensors if x.freed)
-                lines.append(f"{len(tensors)} saved tensors" + (f", {freed} freed" if freed else ""))
+                lines.append(_per_block(lines, grp, len(tensors), "saved tensors") + (
+                    "" if not freed else ", all freed" if freed == len(tensors) else f", {freed:,} freed"))
+            leaves = [m.leaf.name for m in members if m.leaf is not None and m.leaf.name]
+            if leaves:
+                lines.append(_names_line("leaves", leaves))
             g.node(f"b_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
-            self.used.add("summary")
+            self.used.add("repeat" if grp.repeats else "summary")
         # next_functions edges, pointing from the input's node to its user (torchviz's way).
         edges = []
         for n in nodes:
             many = sum(1 for e in n.edges if e.target is not None) > 1
             edges += [(e.target, n.id, str(e.input) if many else None, None) for e in n.edges if e.target is not None]
-        _edges(g, "b_", edges, plan)
+        _edges(g, "b_", edges, plan, self.used)
         for k, r in enumerate(s.roots):
             rid = f"b_root{k}"
             g.node(rid, _label(r.name or "root", _tensor_line(r.shape, r.dtype)), fillcolor=ROOT)
@@ -287,9 +381,10 @@ class _Builder:
             self.used.add("leaf")
         for k, x in enumerate(saved):
             sid = f"b_{n.id}_s{k}"
-            g.node(sid, _label(*_saved_lines(x, n)), fontsize="9", **_saved_style(x))
+            g.node(sid, _label(*_saved_lines(x, n, self.value_names)), fontsize="9", **_saved_style(x))
             g.edge(f"b_{n.id}", sid, dir="none", style="dashed" if x.freed else "solid")
             self.used.add("freed" if x.freed else "stale" if x.stale else "saved")
+            self.used.add("saved_line")
 
     # -- forward -----------------------------------------------------------------
     def _forward(self, g, budget):
@@ -312,9 +407,10 @@ class _Builder:
         pinned = roots | {v.id for v in s.values if v.named}
         # Reversed, so depth counts from the outputs, as in the backward graph: an input
         # used at step t of a loop then sits next to step t, not with the first inputs.
-        plan = collapse.plan(items, [(v, u) for u, v in edges], kind, weight, pinned, budget)
+        plan = collapse.plan(items, [(v, u) for u, v in edges], kind, weight, pinned, budget, fold=self.fold,
+                             roots=roots)
         if plan.collapsed:
-            self.notes.append(_collapse_note("forward", plan, len(s.ops), "ops", lambda m: kind[m] != "tensor"))
+            self.notes.append(self._collapse_note("forward", plan, len(s.ops), "ops", lambda m: kind[m] != "tensor"))
         for v in s.values:
             if v.id in constants or v.id in plan.group_of:
                 continue
@@ -328,6 +424,7 @@ class _Builder:
                 attrs["tooltip"] = f"{op.site[0]}:{op.site[1]}"
             if op.during_backward:
                 attrs["style"] = "filled,dashed"
+                self.used.add("op_backward")
             g.node(f"f_{op.id}", _label(*lines), **attrs)
             self.used.add("op")
             for i in op.inputs:
@@ -335,11 +432,14 @@ class _Builder:
                     g.node(f"f_{i}", _label(values[i].name), shape="plaintext", style="", fontcolor="gray30")
         for grp in plan.groups:
             lines = _count_lines(grp, sum(1 for m in grp.members if kind[m] != "tensor"), skip="tensor")
-            tensors = sum(1 for m in grp.members if kind[m] == "tensor")
+            tensors = [values[m] for m in grp.members if kind[m] == "tensor"]
             if tensors:
-                lines.append(f"{tensors} intermediate tensors")
+                lines.append(_per_block(lines, grp, len(tensors), "tensors"))
+            named = [v.name for v in tensors if v.named]
+            if named:
+                lines.append(_names_line("named", named))
             g.node(f"f_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
-            self.used.add("summary")
+            self.used.add("repeat" if grp.repeats else "summary")
         edges = []
         for op in s.ops:
             many = sum(1 for i in op.inputs if i not in constants) > 1
@@ -350,7 +450,7 @@ class _Builder:
                 else:
                     edges.append((i, op.id, str(k) if many else None, None))
             edges += [(op.id, o, None, None) for o in op.outputs]
-        _edges(g, "f_", edges, plan)
+        _edges(g, "f_", edges, plan, self.used)
 
     def _value(self, g, v, is_root):
         lines = [v.name, _tensor_line(v.shape, v.dtype)]
@@ -370,6 +470,20 @@ class _Builder:
             attrs["style"] = "filled,dotted"
         g.node(f"f_{v.id}", _label(*lines), **attrs)
 
+    def _collapse_note(self, which, plan, count, noun, counted=lambda m: True):
+        """What the picture holds, in true numbers, and why it was collapsed."""
+        members = sum(1 for g in plan.groups for m in g.members if counted(m))
+        n = len(plan.groups)
+        loops = [g.repeats for g in plan.groups if g.repeats]
+        how = f"{members:,} of {count:,} {noun} are collapsed into {n} summary box{'es' if n != 1 else ''}"
+        if loops:
+            how += f" (loop{'s' if len(loops) > 1 else ''} of {', '.join(f'{k:,}' for k in loops)} repeats)"
+        why = (f"to stay within {self.limit} boxes (--max-nodes {self.limit})" if not self.fold
+               else "to keep the picture readable")
+        if self.unfolded is not None:
+            why += f"; unfolded it would be {self.unfolded.text()}"
+        return f"{which}: {count - members:,} {noun} drawn, {how}, {why}"
+
     # -- legend ------------------------------------------------------------------
     def _legend(self, g):
         entries = [
@@ -385,8 +499,18 @@ class _Builder:
             ("stale", "saved, modified\\nin place since", STALE),
             ("freed", "saved, freed\\nby backward", FREED),
             ("summary", "collapsed", {"shape": "folder", "fillcolor": SUMMARY}),
+            ("repeat", "×N repeated blocks,\\none drawn in full\\non either side", {"shape": "folder",
+                                                                             "fillcolor": SUMMARY}),
+            ("op_backward", "op run during\\nbackward", {"shape": "ellipse", "fillcolor": OP,
+                                                       "style": "filled,dashed"}),
+            ("arrow", "arrow: from an input\\nto what uses it", PLAIN),
+            ("edge_input", "0, 1 on an arrow:\\nwhich input it is", PLAIN),
+            ("edge_merged", "×k on an arrow:\\nk arrows in one", PLAIN),
+            ("constant_arrow", "grey arrow: a\\nPython number input", dict(PLAIN, fontcolor="gray30")),
+            ("saved_line", "plain line: what a\\nnode saved (dashed:\\nfreed since)", PLAIN),
         ]
         with g.subgraph(name="cluster_legend") as c:
+            c = _Drawn(c, self.sketch, "legend")
             # A column: invisible edges stack the entries one under the other.
             c.attr(label="legend", style="rounded", color="gray75", fontcolor="gray30")
             prev = None
@@ -400,8 +524,9 @@ class _Builder:
                 prev = name
 
 
-def _edges(g, prefix, edges, plan):
-    """Draw (src, dst, label, attrs) edges; those touching a summary are merged, '×k'."""
+def _edges(g, prefix, edges, plan, used):
+    """Draw (src, dst, label, attrs) edges; those touching a summary are merged, '×k'.
+    ``used`` learns which marks were drawn, for the legend."""
     merged = {}
     for src, dst, label, attrs in edges:
         rs, rd = plan.rep(src), plan.rep(dst)
@@ -413,15 +538,27 @@ def _edges(g, prefix, edges, plan):
         extra = dict(attrs or {})
         if label:
             extra["label"] = label
+            used.add("edge_input")
+        used.add("constant_arrow" if extra.get("color") == "gray50" else "arrow")
         g.edge(prefix + rs, prefix + rd, **extra)
     for (rs, rd), k in merged.items():
+        if k > 1:
+            used.add("edge_merged")
+        used.add("arrow")
         g.edge(prefix + rs, prefix + rd, **({"label": f"×{k}"} if k > 1 else {}))
 
 
-def _saved_lines(x, node):
+def forward_names(snap) -> dict:
+    """{value id: name} of the forward graph's values that have a name worth showing: a
+    variable's or an expression ('w1*a'), not the placeholder of an unnamed input."""
+    return {v.id: v.name for v in snap.values if v.kind == "tensor" and v.name not in ("tensor", "leaf")}
+
+
+def _saved_lines(x, node, value_names=None):
     head = x.attr
-    if x.tensor_name:
-        head += f" = {x.tensor_name}"
+    name = x.tensor_name or (value_names or {}).get(x.value)
+    if name:
+        head += f" = {name}"
     elif x.kind == "scalar" and x.text is not None:
         return [f"{head} = {x.text}", "scalar"]
     lines = [head, _tensor_line(x.shape, x.dtype)]
@@ -441,10 +578,18 @@ def _saved_style(x):
 
 
 def _count_lines(grp, total, skip=None):
-    """'×998 TanhBackward0', or a count and the most frequent kinds."""
+    """'×998 TanhBackward0', '×13 repeated blocks, each:' and what one holds, or a count
+    and the most frequent kinds."""
     counts = [(k, c) for k, c in grp.counts if k != skip]
-    if len(counts) == 1:
+    if len(counts) == 1 and (not grp.repeats or counts[0][1] == grp.repeats):
         return [f"×{counts[0][1]} {counts[0][0]}"]
+    if grp.repeats and all(c % grp.repeats == 0 for _, c in counts):
+        lines = [f"×{grp.repeats} repeated blocks, each:"]
+        per = sorted(((k, c // grp.repeats) for k, c in counts), key=lambda kc: (-kc[1], kc[0]))
+        lines += [f"{c} {k}" for k, c in per[:5]]
+        if len(per) > 5:
+            lines.append(f"… {sum(c for _, c in per[5:])} more")
+        return lines
     lines = [f"×{total} collapsed"]
     lines += [f"{c} {k}" for k, c in counts[:4]]
     if len(counts) > 4:
@@ -452,18 +597,33 @@ def _count_lines(grp, total, skip=None):
     return lines
 
 
-def _collapse_note(which, plan, count, noun, counted=lambda m: True):
-    members = sum(1 for g in plan.groups for m in g.members if counted(m))
-    n = len(plan.groups)
-    return (f"{which}: {members:,} of {count:,} {noun} collapsed into {n} summary node{'s' if n != 1 else ''} "
-            f"to stay within {plan.budget} boxes (--max-nodes)")
+def _per_block(lines, grp, count, noun):
+    """'4 saved tensors' in a block of a folded loop (whose label says 'each'), else the total."""
+    if lines[0].endswith("each:") and count % grp.repeats == 0:
+        return f"{count // grp.repeats:,} {noun}"
+    return f"{count:,} {noun}"
+
+
+def _names_line(what, names, limit=3):
+    """'leaves: w0, w1, … w9 (10)': the names a summary holds, first and last, in
+    natural order (layer 2 before layer 10)."""
+    names = sorted(set(names), key=lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)])
+    if len(names) <= limit:
+        return f"{what}: {', '.join(names)}"
+    return f"{what}: {', '.join(names[:limit - 1])}, … {names[-1]} ({len(names)})"
 
 
 # --------------------------------------------------------------------------- writing
 
 
-def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT, notes=()) -> RenderResult:
-    """Write DOT ``source`` to ``path``; the extension picks the format."""
+def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT, notes=(), estimate=None,
+          keep_dot=True) -> RenderResult:
+    """Write DOT ``source`` to ``path``; the extension picks the format.
+
+    estimate: the picture's estimated size; one far over the budget is refused before a
+    layout that could take minutes. When Graphviz fails, the DOT is kept next to ``path``
+    (under a new name if that one is taken) unless ``keep_dot`` is false.
+    """
     path = os.fspath(path)
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     fmt = FORMATS.get(ext)
@@ -475,11 +635,29 @@ def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOU
         atomic_write(path, source.encode("utf-8"))
         return RenderResult(path, "dot", notes=tuple(notes))
     try:
+        if estimate is not None and (estimate.pixels > OVER * max_pixels or max(estimate.width, estimate.height)
+                                     > OVER * MAX_SIDE):
+            raise ImageTooLarge(f"refusing to lay out a picture of {estimate.text()} ({estimate.boxes:,} boxes; "
+                                f"the budget is {max_pixels:,} px and {MAX_SIDE:,} px a side); drop --max-nodes 0 "
+                                "to fold repeated structure, or choose .dot")
         data, width, height = draw(source, fmt, max_pixels, timeout)
     except RenderError as e:
+        if not keep_dot and isinstance(e, ImageTooLarge):
+            raise
         # Keep the DOT, so the graph is not lost: it can be rendered elsewhere.
-        dot_path = os.path.splitext(path)[0] + ".dot"
+        dot_path = _free_name(os.path.splitext(path)[0], ".dot")
         atomic_write(dot_path, source.encode("utf-8"))
-        raise type(e)(f"{e}; the DOT source was written to {dot_path}") from None
+        err = type(e)(f"{e}; the DOT source was written to {dot_path}")
+        err.width, err.height = getattr(e, "width", None), getattr(e, "height", None)
+        raise err from None
     atomic_write(path, data)
     return RenderResult(path, fmt, width, height, tuple(notes))
+
+
+def _free_name(base, ext):
+    """``base + ext``, or ``base-1 + ext``, ``base-2 + ext``...: never a file that exists."""
+    path, k = base + ext, 0
+    while os.path.exists(path):
+        k += 1
+        path = f"{base}-{k}{ext}"
+    return path

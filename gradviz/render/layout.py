@@ -45,6 +45,8 @@ class GraphvizNotFound(RenderError):
 class ImageTooLarge(RenderError):
     """The laid-out picture would be bigger than the pixel budget."""
 
+    width = height = None  # pixels, when Graphviz measured them
+
 
 def backend() -> str:
     """'bundled' (pygraphviz is installed), 'system' (``dot`` and ``neato`` on PATH) or ''."""
@@ -68,8 +70,10 @@ def draw(source: str, fmt: str, max_pixels: int = DEFAULT_MAX_PIXELS,
     laid_out = _run(layout_cmd, source.encode("utf-8"), timeout, "lay out the graph")
     width, height = _size(laid_out.decode("utf-8", "replace"))
     if width * height > max_pixels or max(width, height) > MAX_SIDE:
-        raise ImageTooLarge(f"refusing to render a {width:,} x {height:,} px picture (over the budget of "
+        err = ImageTooLarge(f"refusing to render a {width:,} x {height:,} px picture (over the budget of "
                             f"{max_pixels:,} px and {MAX_SIDE:,} px a side); lower --max-nodes or choose .dot")
+        err.width, err.height = width, height
+        raise err
     data = _run(draw_cmd, laid_out, timeout, f"draw the {fmt.upper()}")
     if not _looks_like(fmt, data):
         raise RenderError(f"Graphviz produced no valid {fmt.upper()} ({len(data)} bytes)")
