@@ -29,7 +29,9 @@ _OUTPUT_DEVICE_ERRORS = {28, 27, 5, 122}  # ENOSPC, EFBIG, EIO, EDQUOT
 
 
 def _echo_err(msg: str) -> None:
-    click.echo(msg, err=True)
+    from .safe_text import visible  # a path or a message may carry escape sequences: shown, not obeyed
+
+    click.echo(visible(msg), err=True)
 
 
 def _failed(e: Exception) -> int:

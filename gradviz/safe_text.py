@@ -31,3 +31,29 @@ def visible(text) -> str:
 def visible_line(text) -> str:
     """The same for text that must stay on one line: newlines and tabs shown too."""
     return visible(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
+
+def visible_data(obj):
+    """A document (dicts, lists, strings) with every string made visible, for rendering
+    one whose JSON form keeps the exact text. Tuples come back as lists."""
+    def copied(value):
+        if isinstance(value, str):
+            return visible(value)
+        if isinstance(value, dict):
+            new = {}
+            pending.append((value.items(), new))
+            return new
+        if isinstance(value, (list, tuple)):
+            new = [None] * len(value)
+            pending.append((enumerate(value), new))
+            return new
+        return value
+
+    pending = []
+    top = copied(obj)
+    while pending:  # iterative: a document may nest deeper than the stack allows
+        items, target = pending.pop()
+        for key, value in items:
+            target[key] = copied(value)
+    return top

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from . import float_noise
 from .frame_lines import line_of
+from .safe_text import visible
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class WarningCatcher:
         self.cell.append(record)
         if self.stream is not None:
             source = self._source_line(filename, lineno)
-            text = f"{shown}:{local}: {category.__name__}: {message}\n" + (f"  {source}\n" if source else "")
+            text = visible(f"{shown}:{local}: {category.__name__}: {message}\n" + (f"  {source}\n" if source else ""))
             try:
                 self.stream.write(text)
                 self.stream.flush()

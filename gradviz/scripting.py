@@ -943,8 +943,10 @@ def run_script(
         catcher = WarningCatcher(program, internal, sys.stderr if echo else None)
         with (around(ns) if around is not None else contextlib.nullcontext()), catcher.catching():
             limit.start()
+            builtins_of = _BuiltinsKeeper()
             try:
                 for cell in program.cells:
+                    builtins_of.script()
                     buf = _KeptOutput(keep_stdout)
                     error = None
                     stop = None
@@ -980,6 +982,7 @@ def run_script(
                             raise
                         except BaseException as e:  # noqa: BLE001 - the script's own BaseException, GeneratorExit
                             error = _format_error(e, program, internal)
+                    builtins_of.gradviz()  # the script may have patched print, len...: not for our code
                     tensors = snapshot(ns, tensor_type, module_type)
                     res = CellResult(cell.index, cell.line, cell.source, buf.getvalue(), error,
                                      tensors, cell.label if program.notebook else "", catcher.take())
@@ -992,8 +995,40 @@ def run_script(
                         result.stopped = stop
                         break
             finally:
+                builtins_of.gradviz()
                 limit.stop()
     return result
+
+
+class _BuiltinsKeeper:
+    """The builtins as the script left them while its cells run, and as they were for
+    gradviz's own work between cells and after the run: a script that replaces ``print``
+    or ``len`` in ``builtins`` keeps its change, and gradviz is not broken by it."""
+
+    def __init__(self):
+        import builtins
+        self._dict = vars(builtins)
+        self._original = dict(self._dict)
+        self._script = self._original
+
+    def script(self):
+        self._install(self._script)
+
+    def gradviz(self):
+        if self._dict != self._original:
+            self._script = dict(self._dict)
+            self._install(self._original)
+
+    def _install(self, state):
+        current = self._dict
+        for name in [n for n in current if n not in state]:
+            del current[name]
+        for name, value in state.items():
+            if current.get(name, _MISSING) is not value:
+                current[name] = value
+
+
+_MISSING = object()
 
 
 def _show_compile_error(err: BaseException, program: Program) -> None:

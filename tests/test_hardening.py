@@ -240,3 +240,89 @@ def test_control_characters_are_shown_not_obeyed():
     assert visible("two\nlines\tand a tab") == "two\nlines\tand a tab"
     assert visible_line("two\nlines\r") == "two\\nlines\\r"
     assert visible("plain ✓ ünïcode") == "plain ✓ ünïcode"
+
+
+PATCHES_BUILTINS = """\
+import builtins
+import torch
+x = torch.ones(3, requires_grad=True)
+builtins.len = lambda obj: 0
+builtins.print = None
+builtins.isinstance = lambda *a: False
+builtins.my_helper = 42
+# %%
+y = (x * 2).sum()
+assert len([1, 2]) == 0 and my_helper == 42  # the script keeps its own changes
+"""
+
+
+def test_a_script_patching_builtins_breaks_neither_gradviz_nor_what_follows(tmp_path):
+    import builtins
+
+    from gradviz import scripting
+    path = write(tmp_path, PATCHES_BUILTINS, "patch.py")
+    r = invoke("run", path)
+    assert r.exit_code == 0, r.stderr
+    assert "\nx " in r.stdout and "SumBackward0" in r.stdout
+    result = scripting.run_script(path, echo=False)
+    assert [c.error for c in result.cells] == [None, None]
+    assert len([1, 2]) == 2 and print is builtins.print and not hasattr(builtins, "my_helper")
+    assert isinstance(1, int)
+
+
+def test_a_killed_writers_temporary_files_are_removed_by_the_next_write(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from gradviz.render.files import atomic_write
+    target = tmp_path / "g.png"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    stranded = tmp_path / f".g.png.gradviz-{dead}.abc123.tmp"
+    stranded.write_bytes(b"x" * 1000)
+    alive = tmp_path / f".g.png.gradviz-{os.getppid()}.def456.tmp"  # a writer that still runs
+    alive.write_bytes(b"y")
+    other = tmp_path / f".h.png.gradviz-{dead}.abc123.tmp"  # another target's: not ours to judge
+    other.write_bytes(b"z")
+    atomic_write(str(target), b"picture")
+    assert target.read_bytes() == b"picture"
+    assert not stranded.exists() and alive.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, alive.name, other.name])
+
+
+ESCAPES = """\
+import torch
+x = torch.ones(2, requires_grad=True)
+m = torch.nn.Module()
+m.register_parameter("w\\x1b]0;pwned\\x07", torch.nn.Parameter(torch.ones(1)))
+raise ValueError("bad \\x1bc reset \\x1b[2J \\x0e")
+"""
+
+
+def test_escape_sequences_from_the_script_are_shown_not_sent(tmp_path):
+    path = write(tmp_path, ESCAPES, "esc.py")
+    r = invoke("run", path)
+    for stream in (r.stdout, r.stderr):
+        assert "\x1b" not in stream and "\x07" not in stream and "\x0e" not in stream
+    assert "m.w^[]0;pwned\\x07" in r.stdout
+    assert "ValueError: bad ^[c reset ^[[2J \\x0e" in r.stderr
+    doc = json.loads(invoke("run", path, "--json").stdout)  # JSON is data: the exact text
+    assert "m.w\x1b]0;pwned\x07" in [t["name"] for t in doc["cells"][0]["tensors"]]
+    assert doc["cells"][0]["error"]["message"] == "bad \x1bc reset \x1b[2J \x0e"
+    r = invoke("explain", path)
+    assert "\x1b" not in r.stdout + r.stderr and "^[c reset" in r.stdout + r.stderr
+    r = invoke("run", str(tmp_path / "no\x1b]0;such\x07.py"))
+    assert r.exit_code == 2 and "\x1b" not in r.stderr and "no^[]0;such\\x07.py" in r.stderr
+
+
+@pytest.mark.parametrize("name, text", [
+    ("spaces", " " * 100_000 + "x"), ("words", "the graph a second time tensor grad " * 25_000),
+    ("error lines", "\n".join(f"RuntimeError: something odd {i}" for i in range(100_000))),
+    ("one long word", "a" * 300_000), ("long word then bracket", "x" * 200_000 + " [")])
+def test_explain_reads_any_paste_in_linear_time(name, text):
+    """These took from 11 s to 11 minutes (quadratic patterns, difflib over the whole paste,
+    a candidate per error line); each is now bounded. A regression makes this test slow."""
+    r = invoke("explain", "-", input=text)
+    assert r.exit_code in (0, 1)
+    assert len(r.stdout) < 20_000

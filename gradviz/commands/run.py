@@ -285,7 +285,7 @@ def _report_ended(opts: RunOptions, program, ended) -> int:
         why = (f"the script did not stop at its --timeout of {opts.timeout:g} s (it caught or disarmed the stop) "
                f"and was killed after {ended.seconds:.0f} s")
     elif ended.how == "interrupt":
-        why = "interrupted; the script did not stop, and was killed"
+        why = "interrupted; the script did not stop, and was killed" if ended.killed else "interrupted"
     elif ended.how == "signal":
         why = f"the script's process was killed by {ended.signal_name}"
     else:

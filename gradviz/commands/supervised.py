@@ -46,6 +46,7 @@ class Ended:
     seconds: float = 0.0  # how long the child ran
     signal_name: Optional[str] = None  # "SIGALRM", for how == "signal"
     status: Optional[int] = None  # the exit status, for how == "exit"
+    killed: bool = True  # stopped by the parent (False: it ended on its own, after Ctrl-C)
 
 
 def available() -> bool:
@@ -182,6 +183,10 @@ def _parent(pid, fd, started, timeout, ended) -> int:
         kind, obj = final
         if kind == "exit":
             return obj
+        if obj[0] == "KeyboardInterrupt" and cells:
+            # Ctrl-C outside the script's cells (while a table was being made): the cells
+            # that finished are still reported
+            return ended(Ended("interrupt", cells, seconds, killed=False))
         _raise(obj)
     if how is None:  # gone without a word: a signal, or os._exit in the script
         if status is not None and os.WIFSIGNALED(status):

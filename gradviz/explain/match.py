@@ -71,7 +71,9 @@ def from_entry(entry_id: str, others=(), context=None, message="") -> Explanatio
 # --------------------------------------------------------------------------- normalising
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?", re.S)
+# No leading \s*: a pattern that starts by matching whitespace rescans every run of it
+# from each of its positions (quadratic in 100,000 pasted spaces); clean() collapses spaces.
+_TRIGGERED = re.compile(r"\(Triggered internally at [^)]*\)\.?", re.S)
 _WS = re.compile(r"\s+")
 
 
@@ -304,6 +306,17 @@ class ErrorText:
     source_lines: tuple = ()  # every source line shown in the traceback
 
 
+# Bounds that keep a pasted log of any size linear: the error lines that matter are the
+# last ones, a message runs on over a few lines, and the code lines a traceback shows
+# before its error are few.
+MAX_CANDIDATES = 20
+MAX_MESSAGE_LINES = 50
+MAX_SOURCE_LINES = 200
+#: Characters of a message compared with the catalog's wordings (the longest is 412 once
+#: normalised): a longer text is not any of them, and difflib's time grows with the square.
+MAX_COMPARED = 600
+
+
 def extract(text: str) -> list:
     """Candidate error messages in ``text``, last (most relevant) first.
 
@@ -351,14 +364,16 @@ def extract(text: str) -> list:
         m = _WARN_LINE.match(line) or _ERR_LINE.match(line)
         if m and not re.match(r"^\s*\w+\s{2,}Traceback", line):
             parts = [m.group("msg")]
-            for nxt in lines[i + 1:]:
+            for k in range(i + 1, min(len(lines), i + 1 + MAX_MESSAGE_LINES)):
+                nxt = lines[k]
                 if not nxt.strip() or nxt[:1].isspace() or _SECTION.match(nxt) or _ERR_LINE.match(nxt) \
                         or _WARN_LINE.match(nxt) or nxt.lstrip().startswith("```"):
                     break
                 parts.append(nxt)
             found.append(ErrorText(m.group("type"), clean("\n".join(parts)).rstrip("`").strip(), "\n".join(parts),
                                    failing,
-                                   tuple(source_lines)))
+                                   tuple(source_lines[-MAX_SOURCE_LINES:])))
+            del found[:-MAX_CANDIDATES]  # the error that matters is at the end of a paste
     if not found:
         return [ErrorText(None, clean(text), text, None, ())]
     # the failing line belongs to the traceback before the *last* error; keep what we saw
@@ -428,7 +443,7 @@ def similarity(message: str) -> list:
     global _REFS
     if _REFS is None:
         _REFS = _reference_texts()
-    norm = normalise(message)
+    norm = normalise(message[:2 * MAX_COMPARED])[:MAX_COMPARED]
     words = set(re.findall(r"[a-z_<>]+", norm))
     best = {}
     for entry_id, full in _REFS:
@@ -502,7 +517,13 @@ def suggestions(ranked, message="") -> list:
     return [(s, i) for s, i in close if s >= best - SUGGEST_SPREAD][:MAX_SUGGESTIONS]
 
 
+#: Characters of a message the rules read: PyTorch's messages are shorter, and a rule that
+#: opens with a repeated class (``[\w.]+``) costs the square of what it scans.
+MAX_MATCHED = 4000
+
+
 def match_rules(message: str):
+    message = message[:MAX_MATCHED]
     for rule in RULES:
         hit = rule.match(message)
         if hit is not None:

@@ -12,6 +12,8 @@ written as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``.
 import json
 import math
 
+from ..safe_text import visible_data
+
 #: context keys that are the run's own bookkeeping: --json only
 INTERNAL = frozenset({"match", "score", "engine_id", "diagnosis_error", "nearest", "message", "engine"})
 
@@ -91,7 +93,7 @@ def panels(obj, width=None):
     from rich.table import Table
     from rich.text import Text
 
-    d = obj.as_dict()
+    d = visible_data(obj.as_dict())  # the user's text is shown, never obeyed by the terminal
     out = []
     error = d.get("error")
     if error:
@@ -140,6 +142,7 @@ def panels(obj, width=None):
 
 def _warning_panel(w, width):
     from rich.text import Text
+    w = visible_data(w)
     text = Text(w["message"])
     if w.get("fix", {}).get("text"):
         text.append("\n" + w["fix"]["text"], style="green")

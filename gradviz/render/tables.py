@@ -16,6 +16,8 @@ from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
+from ..safe_text import visible, visible_line
+
 from .values import (COLUMNS, MAX_VALUES_CHARS, ValueOptions, current_options, data_forms,  # noqa: F401
                      format_number, format_shape, format_stats, format_values, grad_forms, grad_summary,
                      nonfinite_lines, printoptions, summarize, tensor_rows, value_lines)
@@ -95,7 +97,7 @@ def _fit(forms, width) -> str:
 
 
 def _columns(tensors, flags: str, fold: bool, mark: str, opts) -> list:
-    cols = [_Column("name", [[t.name] for t in tensors], "bold"),
+    cols = [_Column("name", [[visible_line(t.name)] for t in tensors], "bold"),
             _Column("shape", [[format_shape(t.shape)] for t in tensors])]
     if not fold:
         cols.append(_Column("dtype", [[t.dtype] for t in tensors]))
@@ -106,9 +108,10 @@ def _columns(tensors, flags: str, fold: bool, mark: str, opts) -> list:
         cols.append(_Column("rg", [[mark if t.requires_grad else "-"] for t in tensors]))
         cols.append(_Column("leaf", [[mark if t.is_leaf else "-"] for t in tensors]))
     if flags == "merged":
-        cols.append(_Column("grad_fn", [[t.grad_fn or ("leaf" if t.requires_grad else "-")] for t in tensors]))
+        cols.append(_Column("grad_fn", [[visible_line(t.grad_fn or ("leaf" if t.requires_grad else "-"))]
+                                        for t in tensors]))
     else:
-        cols.append(_Column("grad_fn", [[t.grad_fn or "-"] for t in tensors]))
+        cols.append(_Column("grad_fn", [[visible_line(t.grad_fn or "-")] for t in tensors]))
     cols.append(_Column("grad", [grad_forms(t, opts) for t in tensors]))
     cols.append(_Column("data", [data_forms(t, opts) for t in tensors]))
     return cols
@@ -188,16 +191,17 @@ def record_lines(tensors, width: int, opts: Optional[ValueOptions] = None) -> li
     out = []
     for t in tensors:
         if t.grad_fn:
-            what = f"grad_fn={t.grad_fn}"
+            what = f"grad_fn={visible_line(t.grad_fn)}"
         elif t.requires_grad:
             what = "leaf, requires_grad=True"
         else:
             what = "requires_grad=False"
         if t.retains_grad:
             what += ", retains_grad=True"
-        head = _wrap("  ".join([t.name, format_shape(t.shape), t.dtype, what]), width, 4, sep="  ")
-        first = Text(t.name, style="bold")
-        first.append(head[0][len(t.name):])
+        name = visible_line(t.name)
+        head = _wrap("  ".join([name, format_shape(t.shape), t.dtype, what]), width, 4, sep="  ")
+        first = Text(name, style="bold")
+        first.append(head[0][len(name):])
         out.append(first)
         out.extend(Text(line) for line in head[1:])
         parts = []
@@ -254,7 +258,7 @@ def print_tensors(console: Console, tensors, title: str, opts: Optional[ValueOpt
     plan = plan_table(tensors, console.width, opts, _mark(console))
     if plan.dtype_folded:
         title += f" (all {plan.dtype_folded})"
-    print_trimmed(console, Text(title, style="bold"))
+    print_trimmed(console, Text(visible_line(title), style="bold"))
     if plan.kind == "table":
         print_trimmed(console, tensor_table(tensors, plan=plan))
     else:
@@ -287,16 +291,17 @@ def print_cell_error(console: Console, cell, total_cells: int) -> None:
     if err.line is not None:
         where += f", at line {err.line}"
     console.print()
-    console.print(Text(f"Error in {where}:", style="bold red"))
+    console.print(Text(f"Error in {visible(where)}:", style="bold red"))
     tb = err.traceback.rstrip("\n") or f"{err.type}: {err.message}"
-    console.print(Text(tb), soft_wrap=True)
+    console.print(Text(visible(tb)), soft_wrap=True)
 
 
 def print_error_summary(console: Console, result) -> None:
     errs = result.errors
     if not errs:
         return
-    which = ", ".join(f"{c.name} ({c.error.type}, line {c.error.line or c.line})" for c in errs)
+    which = ", ".join(f"{visible_line(c.name)} ({visible_line(c.error.type)}, line {c.error.line or c.line})"
+                      for c in errs)
     n = len(result.cells)
     console.print(Text(f"{len(errs)} of {n} cell{'s' if n != 1 else ''} raised: {which}",
                        style="bold red"), soft_wrap=True)

@@ -19,6 +19,8 @@ rich is imported when a tree is built.
 """
 import os
 
+from ..safe_text import visible_line as _v  # names from the script: shown, never obeyed
+
 from . import collapse
 from .values import format_shape
 
@@ -261,17 +263,17 @@ def _node_text(node, edge, show_sites, names):
     if node.leaf is not None:
         t.append("AccumulateGrad", style="bold cyan")
         leaf = node.leaf
-        t.append(f" → {leaf.name or 'leaf'} {_shape(leaf.shape)}", style="cyan")
+        t.append(f" → {_v(leaf.name or 'leaf')} {_shape(leaf.shape)}", style="cyan")
         if leaf.dtype != "float32":
             t.append(f" {leaf.dtype}", style="cyan")
         grad = Text(f"  grad {_shape(leaf.grad.shape)}" if leaf.grad is not None else "  grad None", style="dim")
     else:
         grad = Text()
-        t.append(node.label_name, style="bold")
+        t.append(_v(node.label_name), style="bold")
         if node.inner:
-            t.append(f" ({node.inner})")
+            t.append(f" ({_v(node.inner)})")
         if node.output_names:
-            t.append(" → " + ", ".join(node.output_names), style="green")
+            t.append(" → " + ", ".join(_v(n) for n in node.output_names), style="green")
     detail = Text(f"  {node.id}", style="dim")
     if show_sites and node.site:
         detail.append(f"  {os.path.basename(node.site[0])}:{node.site[1]}", style="dim")
@@ -283,7 +285,7 @@ def _ref_text(node, edge):
     t = Text()
     if edge:
         t.append(edge, style="dim")
-    name = node.label_name if node.leaf is None else f"AccumulateGrad → {node.leaf.name or 'leaf'}"
+    name = _v(node.label_name) if node.leaf is None else f"AccumulateGrad → {_v(node.leaf.name or 'leaf')}"
     t.append(f"{name}  {node.id}", style="dim italic")
     return [t + Text(" (shared, shown above)", style="dim italic"), t + Text(" (above)", style="dim italic"), t]
 
@@ -294,6 +296,7 @@ def _saved_text(x, node, names):
     from rich.text import Text
 
     name = x.tensor_name or names.get(x.value)
+    name = _v(name) if name else name
     if not name and x.kind == "scalar":
         return Text(f"{x.attr} = {x.text} (scalar)", style="yellow")
     shape = f" {_shape(x.shape)}" + (f" {x.dtype}" if x.dtype and x.dtype != "float32" else "")
