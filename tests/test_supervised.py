@@ -101,3 +101,16 @@ def test_an_ordinary_run_is_unchanged(tmp_path):
     assert r.returncode == 1 and "AttributeError: 'Tensor' object has no attribute 'nope'" in r.stderr
     r = _gradviz("run", tmp_path / "missing.py")
     assert r.returncode == 2 and r.stderr.startswith("gradviz run: error: no such file")
+
+
+def test_explain_timeout_holds_too(tmp_path):
+    path = write(tmp_path, FIRST_CELL + SCRIPTS["swallows_the_stop"], "s.py")
+    r = _gradviz("explain", path, "--timeout", "0.5")
+    assert r.returncode == 1
+    assert r.stderr.strip() == ("gradviz explain: error: the script did not stop at its --timeout of 0.5 s (it caught "
+                                "or disarmed the stop) and was killed before it raised; nothing to explain")
+    alarm = write(tmp_path, FIRST_CELL + "signal.alarm(1)\ntime.sleep(10)\n", "alarm.py")
+    r = _gradviz("explain", alarm)
+    assert r.returncode == 1 and "killed by SIGALRM before it raised" in r.stderr
+    r = _gradviz("explain", "samples/errors_demo.py")
+    assert r.returncode == 0 and "backward_twice" in r.stdout

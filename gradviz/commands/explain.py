@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
-from . import common
+from . import common, supervised
 
 MAX_STDIN = 1_000_000  # characters of a pasted traceback
 
@@ -128,6 +128,31 @@ def _script(opts: ExplainOptions, path: str, argv: tuple) -> int:
     target = common.output_target(opts.graph, "--graph")
     if opts.as_json and target is not None and target.stdout:
         raise CommandError("--json and --graph - both want stdout: write the graph to a file", usage=True)
+    if not supervised.available():
+        return _diagnose_and_show(opts, program, path, argv, target)
+    # the script runs in a child process this one can stop, whatever the script does
+    return supervised.supervised(lambda send: _diagnose_and_show(opts, program, path, argv, target), opts.timeout,
+                                 lambda ended: _ended(opts, ended))
+
+
+def _ended(opts, ended) -> int:
+    """The script's process was stopped or died before its error could be explained."""
+    if ended.how == "timeout":
+        why = (f"the script did not stop at its --timeout of {opts.timeout:g} s (it caught or disarmed the stop) "
+               "and was killed before it raised")
+    elif ended.how == "interrupt":
+        raise KeyboardInterrupt
+    elif ended.how == "signal":
+        why = f"the script's process was killed by {ended.signal_name} before it raised"
+    else:
+        why = f"the script ended its process (exit status {ended.status}) before it raised"
+    raise CommandError(f"{why}; nothing to explain", EXIT_SCRIPT_ERROR)
+
+
+def _diagnose_and_show(opts, program, path, argv, target) -> int:
+    from gradviz import explain, scripting
+    from gradviz.explain import runner
+
     eng = common.engine(opts.engine)
     try:
         with scripting.deadline(opts.timeout):

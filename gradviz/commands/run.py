@@ -112,20 +112,11 @@ def run(opts: RunOptions) -> int:
     except scripting.ScriptError as e:
         raise CommandError(str(e), usage=True) from None
     with values.printoptions(opts.precision, opts.full_values):
-        if not (supervised.available() and _streams_are_files()):
+        if not supervised.available():
             return _run(opts, program, lambda cell: None)
         # the script runs in a child process this one can stop, whatever the script does
         return supervised.supervised(lambda send: _run(opts, program, send), opts.timeout,
                                      lambda ended: _report_ended(opts, program, ended))
-
-
-def _streams_are_files() -> bool:
-    """stdout and stderr are the process's own (not a test runner's in-memory streams,
-    which a child process could not write into)."""
-    try:
-        return sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2
-    except (AttributeError, OSError, ValueError):
-        return False
 
 
 def _run(opts: RunOptions, program, send) -> int:

@@ -50,7 +50,14 @@ class Ended:
 
 
 def available() -> bool:
-    return hasattr(os, "fork")
+    """fork exists, and stdout and stderr are the process's own file descriptors (not a
+    test runner's in-memory streams, which a child process could not write into)."""
+    if not hasattr(os, "fork"):
+        return False
+    try:
+        return sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def supervised(work: Callable[[Callable], int], timeout: Optional[float], ended: Callable[[Ended], int]) -> int:
@@ -111,6 +118,8 @@ def _portable(e: BaseException) -> tuple:
         return ("BrokenPipeError",)
     if isinstance(e, KeyboardInterrupt):
         return ("KeyboardInterrupt",)
+    if isinstance(e, SystemExit):  # rich leaves this way when its reader went away
+        return ("SystemExit", e.code if isinstance(e.code, int) else 1)
     if isinstance(e, OSError) and e.errno is not None:
         return ("OSError", e.errno, e.strerror)
     if os.environ.get("GRADVIZ_DEBUG"):
@@ -129,6 +138,8 @@ def _raise(portable: tuple):
         raise BrokenPipeError()
     if kind == "KeyboardInterrupt":
         raise KeyboardInterrupt()
+    if kind == "SystemExit":
+        raise SystemExit(portable[1])
     if kind == "OSError":
         raise OSError(portable[1], portable[2])
     raise RuntimeError(f"{portable[1]}: {portable[2]}")
