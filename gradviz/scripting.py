@@ -567,22 +567,39 @@ def changed_tensors(before: tuple, after: tuple) -> tuple:
     return tuple(t for t in after if old.get(t.name) != t and repr(old.get(t.name)) != repr(t))
 
 
-def snapshot(ns: dict, tensor_type: type, module_type: Optional[type]) -> tuple:
+#: Named tensors described per cell: a model of 100,000 parameters lists its first ones
+#: and counts the rest (``Tensors.omitted``), in bounded time and memory.
+MAX_TENSORS = 2_000
+
+
+class Tensors(tuple):
+    """A cell's named tensors (TensorInfo), and how many more names were not described."""
+    omitted = 0
+
+
+def snapshot(ns: dict, tensor_type: type, module_type: Optional[type], limit: int = None) -> tuple:
     """The named tensors of a namespace, by record.py's rules.
 
     Names starting with ``_`` are skipped; a list or tuple of 1..64 tensors gives
     ``name[i]``; an ``nn.Module`` gives ``name.param`` for its parameters, then buffers.
-    A tensor the engine cannot describe is left out rather than ending the run.
+    A tensor the engine cannot describe is left out rather than ending the run. Past
+    ``limit`` (MAX_TENSORS) names are only counted.
     """
-    out = []
+    limit = MAX_TENSORS if limit is None else limit
+    out, omitted = [], 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, val in named_tensors(ns, tensor_type, module_type):
+            if len(out) >= limit:
+                omitted += 1
+                continue
             try:
                 out.append(tensor_info(name, val))
             except Exception:  # noqa: BLE001 - a broken object must not end the run
                 continue
-    return tuple(out)
+    tensors = Tensors(out)
+    tensors.omitted = omitted
+    return tensors
 
 
 # --------------------------------------------------------------------------- tracebacks

@@ -326,3 +326,14 @@ def test_explain_reads_any_paste_in_linear_time(name, text):
     r = invoke("explain", "-", input=text)
     assert r.exit_code in (0, 1)
     assert len(r.stdout) < 20_000
+
+
+def test_a_model_with_thousands_of_parameters_lists_the_first_and_counts_the_rest(tmp_path):
+    path = write(tmp_path, "import torch\nm = torch.nn.ModuleList([torch.nn.Linear(2, 2) for _ in range(1500)])\n",
+                 "many.py")
+    r = invoke("run", path)
+    assert r.exit_code == 0
+    assert "m.999.bias" in r.stdout and "m.1000.weight" not in r.stdout
+    assert "… and 1,000 more named tensors, not listed (gradviz describes the first 2,000)" in r.stdout
+    cell = json.loads(invoke("run", path, "--json").stdout)["cells"][0]
+    assert len(cell["tensors"]) == 2000 and cell["tensors_omitted"] == 1000

@@ -74,6 +74,8 @@ def cell_dict(c) -> dict:
     }
     if c.label:  # a notebook's cell, named as the notebook shows it
         d["cell"] = c.label
+    if getattr(c.tensors, "omitted", 0):  # named tensors past scripting.MAX_TENSORS, counted only
+        d["tensors_omitted"] = c.tensors.omitted
     return d
 
 

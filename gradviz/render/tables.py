@@ -266,6 +266,10 @@ def print_tensors(console: Console, tensors, title: str, opts: Optional[ValueOpt
             console.print(line, soft_wrap=True)
     for note in plan.notes:
         print_trimmed(console, Text(note, style="dim"))
+    omitted = getattr(tensors, "omitted", 0)
+    if omitted:
+        print_trimmed(console, Text(f"… and {omitted:,} more named tensors, not listed (gradviz describes the first "
+                                    f"{len(tensors):,})", style="dim"))
 
 
 def print_trimmed(console: Console, renderable) -> None:
