@@ -735,14 +735,16 @@ class _KeptOutput(io.TextIOBase):
 class _Tee(io.TextIOBase):
     """The cell's stdout: kept for the result, and passed through as it is written."""
 
-    def __init__(self, buf: "_KeptOutput", out):
-        self._buf, self._out = buf, out
+    def __init__(self, buf: "_KeptOutput", out, before_write=None):
+        self._buf, self._out, self._before = buf, out, before_write
 
     def writable(self) -> bool:
         return True
 
     def write(self, s: str) -> int:
         self._buf.write(s)
+        if self._before is not None:
+            self._before()
         try:
             self._out.write(s)
         except BrokenPipeError:
@@ -905,6 +907,7 @@ def run_script(
     *,
     echo: bool = True,
     on_cell: Optional[Callable[[CellResult], None]] = None,
+    progress: Any = None,
     engine: Optional[str] = None,
     seed: Optional[int] = SEED,
     timeout: Optional[float] = None,
@@ -919,6 +922,8 @@ def run_script(
     echo:    also pass the script's stdout through to ``sys.stdout`` as it is printed.
     on_cell: called with each CellResult as soon as its cell has run (outside the
              cell's stdout capture), e.g. to print a table per cell.
+    progress: told ``cell(cell, total)`` as each cell starts, ``clear()`` before the cell
+             writes output, ``done()`` as it ends (a terminal status line: commands.progress).
     engine:  the module ``import torch`` resolves to; default ENGINE (``"torch"``: real
              PyTorch, no aliasing; the tests use it as an oracle).
     seed:    passed to the engine's ``manual_seed`` before the first cell.
@@ -967,7 +972,9 @@ def run_script(
                     buf = _KeptOutput(keep_stdout)
                     error = None
                     stop = None
-                    out = _Tee(buf, real_stdout) if echo else buf
+                    if progress is not None:
+                        progress.cell(cell, len(program.cells))
+                    out = _Tee(buf, real_stdout, progress and progress.clear) if echo else buf
                     with contextlib.redirect_stdout(out):
                         try:
                             with limit.arm():
@@ -1000,6 +1007,8 @@ def run_script(
                         except BaseException as e:  # noqa: BLE001 - the script's own BaseException, GeneratorExit
                             error = _format_error(e, program, internal)
                     builtins_of.gradviz()  # the script may have patched print, len...: not for our code
+                    if progress is not None:
+                        progress.done()
                     tensors = snapshot(ns, tensor_type, module_type)
                     res = CellResult(cell.index, cell.line, cell.source, buf.getvalue(), error,
                                      tensors, cell.label if program.notebook else "", catcher.take())

@@ -15,7 +15,7 @@ from typing import Optional
 from . import EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
 from . import report as report_page
-from . import supervised
+from . import progress, supervised
 
 
 @dataclass
@@ -185,14 +185,19 @@ def _run(opts: RunOptions, program, send) -> int:
 
         # DOT on stdout: the script's own output goes to stderr, out of its way
         redirect = contextlib.redirect_stdout(sys.stderr) if streams.data_on_stdout else contextlib.nullcontext()
+        status = progress.CellProgress.for_stream(sys.stderr)  # a terminal's status line, nothing elsewhere
         with redirect:
             try:
-                result = scripting.run_script(program, opts.script_args, echo=True, on_cell=on_cell, **kwargs)
+                result = scripting.run_script(program, opts.script_args, echo=True, on_cell=on_cell,
+                                              progress=status, **kwargs)
             except scripting.OutputClosed as e:
                 if e.error is None:
                     raise BrokenPipeError() from None  # the CLI leaves quietly
                 raise CommandError(f"cannot write the script's output to stdout: {e.error.strerror or e.error}") \
                     from None
+            finally:
+                if status is not None:
+                    status.close()
         sys.stdout.flush()
 
     report = graph_report(opts, watch, names, program) if watching else None
