@@ -68,6 +68,7 @@ def test_each_cell_shows_its_code_output_error_tensors_and_graph(notebook_report
     assert "RuntimeError: Trying to backward through the graph a second time" in fifth
     assert '<div class="gv-explain"><h4>Second backward through a graph whose buffers were already freed' in fifth
     assert '<span class="gv-id">backward_twice</span>' in fifth
+    assert "<span>before (an example, not your code)</span>" in fifth  # the catalog's code, not the user's
     assert "<svg" in sixth and "Every named tensor" in end
     assert page.count("<svg") == 3  # In [4], In [5], In [6]: the run's graph is In [6]'s, not drawn twice
 

@@ -154,7 +154,8 @@ def explanation(d: dict) -> str:
     if fix.get("before") or fix.get("after"):
         parts.append('<div class="gv-beforeafter">')
         if fix.get("before"):
-            parts.append(f'<div><span>before</span>{code_block(fix["before"])}</div>')
+            label = "before (an example, not your code)" if fix.get("example") else "before"
+            parts.append(f'<div><span>{label}</span>{code_block(fix["before"])}</div>')
         if fix.get("after"):
             parts.append(f'<div><span>after</span>{code_block(fix["after"])}</div>')
         parts.append("</div>")
