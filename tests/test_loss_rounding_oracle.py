@@ -18,11 +18,10 @@ torch = pytest.importorskip("torch")
 
 # Losses (or options) still not bit-exact, and why. Each is left out of the exact checks.
 INEXACT = {
-    "cross_entropy": "log_softmax and its backward call SLEEF's vectorized expf / logf (exp and log of"
-                     " Vectorized<float>); the engine's exp and log are numpy's, off in the last bit for"
-                     " about a third of inputs, so the summed exp and the logsumexp can round apart",
-    "binary_cross_entropy_with_logits": "log_sigmoid (forward) and sigmoid (backward) run SLEEF's"
-                                        " vectorized expf / log1pf",
+    "cross_entropy float64": "float32 is exact (tests/test_softmax_rounding_oracle.py); float64's"
+                             " log_softmax calls SLEEF's double exp / log, the engine numpy's",
+    "binary_cross_entropy_with_logits float64": "float32 is exact (tests/test_softmax_rounding_oracle.py);"
+                                                " float64's log_sigmoid runs SLEEF's double exp / log1p",
     "binary_cross_entropy float64": "std::log / std::log1p on double are glibc's log / log1p; numpy's"
                                     " float64 log differs in the last bit in rare cases",
     "kl_div float64": "xlogy's std::log on double is glibc's log (see binary_cross_entropy float64)",

@@ -1,4 +1,6 @@
 """numpy kernels with PyTorch's semantics where numpy's differ (dtypes, edge values, errors)."""
+import os
+
 import numpy as np
 
 from . import _dtypes, _errors
@@ -122,8 +124,47 @@ def threshold_backward_array(grad_output, self, threshold):
 
 
 def sigmoid_array(x):
+    if x.dtype == np.float32 and ROUNDING.dtype is None and x.size:
+        return _sigmoid_float(x)
     with np.errstate(over="ignore"):
         return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
+
+
+SIGMOID_STEP = 32  # cpu_kernel_vec's step for sigmoid: two 16-float vectors (its AVX-512 build)
+_GRAIN = 32768
+
+
+def _sigmoid_float(x):
+    """ATen's float32 sigmoid: 1 / ((0 - x).exp() + 1) with SLEEF's expf on whole steps of the
+    vectorized loop, 1 / (1 + std::exp(-x)) (glibc's expf) on each loop's leftover elements.
+    A tensor of GRAIN or more elements is split across threads, each with its own leftovers."""
+    from . import _libm, _sleef
+    flat = np.ascontiguousarray(x).reshape(-1)
+    n = flat.size
+    ranges = [(0, n)]
+    if n >= _GRAIN:
+        threads = _threads()
+        threads = min(threads, -(-n // _GRAIN))
+        chunk = -(-n // threads)
+        ranges = [(b, min(n, b + chunk)) for b in range(0, n, chunk)]
+    vector = np.zeros(n, dtype=bool)
+    for begin, end in ranges:
+        vector[begin:end - (end - begin) % SIGMOID_STEP] = True
+    one = np.float32(1)
+    with np.errstate(all="ignore"):
+        out = np.empty(n, np.float32)
+        out[vector] = one / (_sleef.expf(np.float32(0) - flat[vector]) + one)
+        rest = ~vector
+        if rest.any():
+            out[rest] = one / (one + _libm.expf(-flat[rest]))
+    return out.reshape(x.shape)
+
+
+def _threads():
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def clamp_array(x, lo, hi):

@@ -106,3 +106,42 @@ def log1pf(x):
         out = np.where(x == -1, F32(-np.inf), out)
         out = np.where(x < -1, _INVALID, out)
         return np.where((x == np.inf) | np.isnan(x), x, out).astype(F32)
+
+
+_EXPF_N = 32
+_EXPF_TABLE = np.array([  # bits of 2**(i/32), less i << 47 (glibc's __exp2f_data.tab)
+    0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
+    0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
+    0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
+    0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
+    0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
+    0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
+    0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
+    0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
+], dtype=np.uint64)
+_EXPF_INV_LN2N = _H("0x1.71547652b82fep0") * _EXPF_N
+_EXPF_SHIFT = _H("0x1.8p+52")
+_EXPF_C = (_H("0x1.c6af84b912394p-5") / _EXPF_N ** 3, _H("0x1.ebfce50fac4f3p-3") / _EXPF_N ** 2,
+           _H("0x1.62e42ff0c52d6p-1") / _EXPF_N)
+
+
+def expf(x):
+    """glibc's expf on a float32 array (its FMA build, as x86-64 runs it): x / ln 2 split
+    into k / 32 + r, 2**(k/32) from the table, a degree-3 polynomial in r, all in double,
+    rounded once to float. Used where ATen's scalar kernels call std::exp on a float."""
+    from ._random import fused_multiply_add as fma
+    x = np.asarray(x, dtype=F32)
+    with np.errstate(all="ignore"):
+        xd = np.where(np.isfinite(x) & (np.abs(x) < 200), x, 0).astype(np.float64)
+        kd = fma(_EXPF_INV_LN2N, xd, _EXPF_SHIFT)
+        ki = kd.view(np.uint64)
+        kd = kd - _EXPF_SHIFT
+        r = fma(_EXPF_INV_LN2N, xd, -kd)
+        s = (_EXPF_TABLE[ki % np.uint64(_EXPF_N)] + (ki << np.uint64(47))).view(np.float64)
+        z = fma(_EXPF_C[0], r, _EXPF_C[1])
+        y = fma(_EXPF_C[2], r, 1.0)
+        y = fma(z, r * r, y)
+        out = (y * s).astype(F32)
+        out = np.where(x > F32(_H("0x1.62e42ep6")), F32(np.inf), out)
+        out = np.where(x < F32(_H("-0x1.9fe368p6")), F32(0), out)
+        return np.where(np.isnan(x), x, out)

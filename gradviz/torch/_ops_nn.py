@@ -242,7 +242,7 @@ softmax = Op("SoftmaxBackward0", lambda self, *, dim: KN.softmax(self, dim),
 
 softmax_backward_data = Op(
     "SoftmaxBackwardDataBackward0",
-    lambda grad_output, output, *, dim: output * (grad_output - (grad_output * output).sum(axis=dim, keepdims=True)),
+    lambda grad_output, output, *, dim: KN.softmax_backward(grad_output, output, dim),
     # The softmax Jacobian is symmetric: its adjoint is the same map.
     grad_output=lambda grad, output, dim: _apply(softmax_backward_data, (grad, output), dim=dim),
     output=lambda grad, grad_output, output, dim: (
@@ -254,7 +254,7 @@ log_softmax = Op("LogSoftmaxBackward0", lambda self, *, dim: KN.log_softmax(self
 
 log_softmax_backward_data = Op(
     "LogSoftmaxBackwardDataBackward0",
-    lambda grad_output, output, *, dim: grad_output - np.exp(output) * grad_output.sum(axis=dim, keepdims=True),
+    lambda grad_output, output, *, dim: KN.log_softmax_backward(grad_output, output, dim),
     grad_output=lambda grad, output, dim: grad - (grad * output.exp()).sum(dim, keepdim=True),
     output=lambda grad, grad_output, output, dim: -grad * output.exp() * grad_output.sum(dim, keepdim=True))
 
