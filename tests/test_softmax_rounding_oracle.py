@@ -94,10 +94,22 @@ def _cases(name, count, seed):
             yield fn, [x, target] + [extra[k] for k in keys]
 
 
+@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
+def threads(request):
+    """The same intra-op thread count on both engines: softmax over a non-last dim rounds
+    as ATen splits its work across threads. (Other tests change PyTorch's; it is restored.)"""
+    before, before_ours = torch.get_num_threads(), G.get_num_threads()
+    torch.set_num_threads(request.param)
+    G.set_num_threads(request.param)
+    yield request.param
+    torch.set_num_threads(before)
+    G.set_num_threads(before_ours)
+
+
 @pytest.mark.parametrize("name", ["softmax", "log_softmax", "cross_entropy", "sigmoid",
                                   "binary_cross_entropy_with_logits"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_bit_exact_values_and_gradients(name, seed):
+def test_bit_exact_values_and_gradients(name, seed, threads):
     bad = []
     for i, (fn, arrays) in enumerate(_cases(name, 60, seed)):
         got, want = _run(G, fn, arrays, i), _run(torch, fn, arrays, i)

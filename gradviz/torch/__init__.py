@@ -5,6 +5,7 @@ or CLI layers.
 """
 from ..float_noise import silence_in_engine as _silence_float_noise
 from . import _dtypes
+from . import _kernels as _kernels_module
 from . import _errors as _errors_module
 from ._dtypes import (bfloat16, bool, complex64, complex128, dtype, float16, float32, float64, int8, int16, int32,  # noqa: F401
                       int64, uint8)
@@ -77,11 +78,19 @@ def is_complex(t):
 
 
 def set_num_threads(n):
-    """Accepted for compatibility; numpy's BLAS threads are set by the environment."""
+    """The intra-op threads PyTorch would use: kernels whose rounding depends on how ATen
+    splits work across threads (softmax over a non-last dim) follow it. numpy's BLAS
+    threads are set by the environment."""
+    import builtins
+    if builtins.type(n) is not builtins.int:
+        raise RuntimeError(f"set_num_threads expects an int, but got {builtins.type(n).__name__}")
+    if n < 1:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _kernels_module.INTRA_OP_THREADS[0] = n
 
 
 def get_num_threads():
-    return 1
+    return _kernels_module.intra_op_threads()
 
 
 def is_inference(t):

@@ -12,6 +12,20 @@ def default_float():
 
 
 # Python float -> the same value as a 0-d float32 / float64 array, per dtype.
+# PyTorch's intra-op thread count (torch.set_num_threads); None: its default, one thread per
+# CPU this process may run on.
+INTRA_OP_THREADS = [None]
+
+
+def intra_op_threads() -> int:
+    if INTRA_OP_THREADS[0] is not None:
+        return INTRA_OP_THREADS[0]
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 class _Rounding:
     """The storage dtype an op's float32 computation stands in for: bfloat16 while an op
     on bfloat16 runs (see graph.apply), else None."""

@@ -1,0 +1,183 @@
+"""The named tensors of a script's namespace, as plain data: what the tables, the JSON and
+the HTML report show of each (shape, dtype, flags, grad_fn, values and statistics), by the
+rules of the conformance corpus's record.py. No engine import: a tensor of either engine
+(gradviz's or real PyTorch's) is read through its public methods."""
+import warnings
+from dataclasses import dataclass
+from typing import Any, Optional
+
+#: Tensors with more elements than this are recorded by their stats only (data is None).
+FULL_LIMIT = 1000
+#: Lists and tuples of at most this many tensors are recorded element by element.
+MAX_SEQUENCE = 64
+
+
+@dataclass(frozen=True)
+class Stats:
+    """min / max / mean / 2-norm over a tensor's values, as float64 (None when empty)."""
+
+    min: Optional[float]
+    max: Optional[float]
+    mean: Optional[float]
+    norm: Optional[float]
+
+
+@dataclass(frozen=True)
+class Values:
+    """A gradient's values: nested lists of floats (None over FULL_LIMIT elements) and stats."""
+
+    data: Any
+    stats: Stats
+    imag: Optional["Values"] = None  # a complex tensor's imaginary parts (data and stats hold the real ones)
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """One named tensor of the namespace, as record.py describes it."""
+
+    name: str
+    shape: tuple
+    dtype: str  # "float32", without the "torch." prefix
+    requires_grad: bool
+    is_leaf: bool
+    retains_grad: bool
+    grad_fn: Optional[str]  # e.g. "MulBackward0"
+    data: Any  # nested lists of float64 values, or a float for a 0-d tensor; None if too big
+    stats: Stats
+    grad: Optional[Values]
+    numel: int
+    imag: Optional[Values] = None  # a complex tensor's imaginary parts, as record.py keeps only the real ones
+
+
+def _float64(t) -> "Any":
+    import numpy as np
+
+    d = t.detach()
+    if getattr(getattr(d, "device", None), "type", "cpu") != "cpu":  # a CUDA tensor: copied only to be read
+        d = d.cpu()
+    try:
+        arr = d.numpy()
+    except Exception:  # noqa: BLE001 - e.g. a dtype numpy lacks: go through float64
+        arr = d.double().numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.array(arr, dtype=np.float64, copy=True)
+
+
+def _stats(d) -> Stats:
+    import numpy as np
+
+    if d.size == 0:
+        return Stats(None, None, None, 0.0)
+    with np.errstate(all="ignore"):
+        flat = d.reshape(-1)
+        return Stats(float(flat.min()), float(flat.max()), float(flat.mean()),
+                     float(np.linalg.norm(flat)))
+
+
+def _values(d, numel: int) -> tuple:
+    return (d.tolist() if numel <= FULL_LIMIT else None), _stats(d)
+
+
+def _imag_values(t, numel: int) -> Optional[Values]:
+    """The imaginary parts of a complex tensor; None for any other."""
+    if not getattr(t, "is_complex", lambda: False)():
+        return None
+    return Values(*_values(_float64(t.detach().imag), numel))
+
+
+def tensor_info(name: str, t) -> TensorInfo:
+    """Record one tensor (record.py's ``tensor_record``) as plain data."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = t.grad  # reading .grad of a non-leaf warns in PyTorch: never let it show
+    numel = int(t.numel())
+    data, stats = _values(_float64(t), numel)
+    grad = None
+    if g is not None:
+        grad = Values(*_values(_float64(g), int(g.numel())), imag=_imag_values(g, int(g.numel())))
+    is_leaf = bool(t.is_leaf)
+    fn = t.grad_fn
+    return TensorInfo(
+        name=name,
+        shape=tuple(int(s) for s in t.shape),
+        dtype=str(t.dtype).replace("torch.", ""),
+        requires_grad=bool(t.requires_grad),
+        is_leaf=is_leaf,
+        retains_grad=bool(t.retains_grad) if not is_leaf else False,
+        grad_fn=type(fn).__name__ if fn is not None else None,
+        data=data,
+        stats=stats,
+        grad=grad,
+        numel=numel,
+        imag=_imag_values(t, numel),
+    )
+
+
+def named_tensors(ns: dict, tensor_type: type, module_type: Optional[type]) -> list:
+    """``[(name, tensor)]`` of a namespace, by record.py's rules (see ``snapshot``).
+
+    Only reads the namespace: nothing is computed, so it is cheap enough to call at
+    every backward of a training loop (``gradviz run --graph`` names the graph with it).
+    """
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, val in list(ns.items()):
+            if not isinstance(name, str) or name.startswith("_"):
+                continue
+            try:
+                if isinstance(val, tensor_type):
+                    out.append((name, val))
+                elif (isinstance(val, (list, tuple)) and 0 < len(val) <= MAX_SEQUENCE
+                      and all(isinstance(v, tensor_type) for v in val)):
+                    out.extend((f"{name}[{i}]", v) for i, v in enumerate(val))
+                elif module_type is not None and isinstance(val, module_type):
+                    recs = [(f"{name}.{pn}", p) for pn, p in val.named_parameters()]
+                    recs += [(f"{name}.{bn}", b) for bn, b in val.named_buffers()]
+                    out.extend(recs)
+            except Exception:  # noqa: BLE001 - a broken object must not end the run
+                continue
+    return out
+
+
+def changed_tensors(before: tuple, after: tuple) -> tuple:
+    """The TensorInfos of ``after`` that are new, or differ from ``before``'s of that name."""
+    old = {t.name: t for t in before}
+    # repr as well: NaN != NaN would make a tensor holding NaN "change" at every cell
+    return tuple(t for t in after if old.get(t.name) != t and repr(old.get(t.name)) != repr(t))
+
+
+#: Named tensors described per cell: a model of 100,000 parameters lists its first ones
+#: and counts the rest (``Tensors.omitted``), in bounded time and memory.
+MAX_TENSORS = 2_000
+
+
+class Tensors(tuple):
+    """A cell's named tensors (TensorInfo), and how many more names were not described."""
+    omitted = 0
+
+
+def snapshot(ns: dict, tensor_type: type, module_type: Optional[type], limit: int = None) -> tuple:
+    """The named tensors of a namespace, by record.py's rules.
+
+    Names starting with ``_`` are skipped; a list or tuple of 1..64 tensors gives
+    ``name[i]``; an ``nn.Module`` gives ``name.param`` for its parameters, then buffers.
+    A tensor the engine cannot describe is left out rather than ending the run. Past
+    ``limit`` (MAX_TENSORS) names are only counted.
+    """
+    limit = MAX_TENSORS if limit is None else limit
+    out, omitted = [], 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, val in named_tensors(ns, tensor_type, module_type):
+            if len(out) >= limit:
+                omitted += 1
+                continue
+            try:
+                out.append(tensor_info(name, val))
+            except Exception:  # noqa: BLE001 - a broken object must not end the run
+                continue
+    tensors = Tensors(out)
+    tensors.omitted = omitted
+    return tensors
