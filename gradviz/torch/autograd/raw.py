@@ -29,12 +29,18 @@ def _raw_namespace():
             sgn=_ops.sgn.forward, sign=_ops.sign.forward, reciprocal=_ops.reciprocal.forward,
             tanh_backward=_ops.tanh_backward.forward, sigmoid_backward=_ops.sigmoid_backward.forward,
             threshold_backward=K.threshold_backward_array,
-            conj=K.conj_array,
+            conj=_conj,
             scalar_add=lambda a, number: (a + number).astype(a.dtype, copy=False),
             scalar_sub=lambda a, number: (a - number).astype(a.dtype, copy=False),
             scalar_mul=lambda a, number: (a * number).astype(a.dtype, copy=False),
             expand=lambda t, size: K.expand_array(np.asarray(t), tuple(size)))
     return _NAMESPACE
+
+
+def _conj(x, _conjugate=np.conjugate):
+    """F.conj on the arrays of a raw formula: always an array here, and real all but rarely
+    (one dtype test, not conj_array's general checks: it runs in every real backward)."""
+    return _conjugate(x) if x.dtype.kind == "c" else x
 
 
 def raw_version(formula):
