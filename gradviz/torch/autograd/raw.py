@@ -38,9 +38,13 @@ def _raw_namespace():
 
 
 def _conj(x, _conjugate=np.conjugate):
-    """F.conj on the arrays of a raw formula: always an array here, and real all but rarely
-    (one dtype test, not conj_array's general checks: it runs in every real backward)."""
-    return _conjugate(x) if x.dtype.kind == "c" else x
+    """F.conj in a raw formula: an array (real all but rarely: one dtype test, as it runs in
+    every real backward) or a Python number."""
+    try:
+        kind = x.dtype.kind
+    except AttributeError:
+        return x.conjugate() if type(x) is complex else x
+    return _conjugate(x) if kind == "c" else x
 
 
 def raw_version(formula):
