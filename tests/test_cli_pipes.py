@@ -32,3 +32,10 @@ def test_the_table_into_a_closed_pipe_stops_quietly():
     assert first
     assert code in (0, 141)  # the whole output may fit in the pipe before it closes
     assert "Error" not in stderr and "Traceback" not in stderr
+
+
+def test_explain_into_a_closed_pipe_stops_quietly():
+    first, code, stderr = _first_line_then_close(["explain", "samples/errors_demo.py"])
+    assert first.startswith("╭─ error")
+    assert code in (0, 141)  # 141 when the reader left before the panels were written
+    assert stderr == ""

@@ -152,15 +152,15 @@ def _warning_panel(w, width):
 
 def print_explanation(obj, file=None, *, width=None):
     """Print the panels of an Explanation / Diagnosis to ``file`` (default stdout)."""
-    from rich.console import Console
-    console = Console(file=file, width=width, highlight=False)
+    from ..render.tables import PipeConsole
+    console = PipeConsole(file=file, width=width, highlight=False)
     for p in panels(obj, console.width):
         console.print(p)
 
 
 def print_list(entries=None, file=None, *, width=None):
     """``--list``: a table of every known id."""
-    from rich.console import Console
+    from ..render.tables import PipeConsole
     from rich.table import Table
     from .catalog import list_entries
     t = Table(show_header=True, header_style="bold")
@@ -168,13 +168,13 @@ def print_list(entries=None, file=None, *, width=None):
         t.add_column(col)
     for e in entries or list_entries():
         t.add_row(e["id"], e["kind"], e["title"])
-    Console(file=file, width=width, highlight=False).print(t)
+    PipeConsole(file=file, width=width, highlight=False).print(t)
 
 
 def print_warnings(warnings, file=None, *, width=None):
     """``gradviz run --lint``: one panel per LintWarning (objects or dicts)."""
-    from rich.console import Console
-    console = Console(file=file, width=width, highlight=False)
+    from ..render.tables import PipeConsole
+    console = PipeConsole(file=file, width=width, highlight=False)
     for w in warnings:
         console.print(_warning_panel(w.as_dict() if hasattr(w, "as_dict") else w, console.width))
 

@@ -26,6 +26,15 @@ from .values import (COLUMNS, MAX_VALUES_CHARS, ValueOptions, current_options, d
 PIPE_WIDTH = 160
 
 
+class PipeConsole(Console):
+    """A rich Console that, when its reader goes away (``gradviz ... | head``), raises
+    BrokenPipeError for the CLI to end quietly with 141, instead of rich's own exit(1)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError()
+
+
 def make_console(file, *, width=None) -> Console:
     """A Console on ``file``; wider than rich's 80 columns in a pipe (unless $COLUMNS)."""
     if width is None and "COLUMNS" not in os.environ:
@@ -37,8 +46,8 @@ def make_console(file, *, width=None) -> Console:
         if not tty:
             width = PIPE_WIDTH
     # force_jupyter=False: inside a kernel, rich would display HTML instead of writing to ``file``
-    return Console(file=file, width=width, markup=False, highlight=False, emoji=False,
-                   soft_wrap=False, force_jupyter=False)
+    return PipeConsole(file=file, width=width, markup=False, highlight=False, emoji=False,
+                       soft_wrap=False, force_jupyter=False)
 
 
 # --------------------------------------------------------------------------- fitting the width
