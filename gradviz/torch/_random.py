@@ -20,7 +20,6 @@ Where the numbers can differ from PyTorch's:
 """
 import math
 import os
-import warnings
 
 import ml_dtypes
 import numpy as np
@@ -663,21 +662,10 @@ def _check_in_range(dtype, low, to_inclusive, warn):
         digits = _MANTISSA[dtype.name]
         for value, label in ((low, "from"), (to_inclusive, "to - 1")):
             if value < -(1 << digits) or value > (1 << digits):
-                _warn_at_caller(_errors.random_precision_warning(label, digits, name))
+                _errors.warn_at_user(_errors.random_precision_warning(label, digits, name))
 
 
 # =======================================================================================
-def _warn_at_caller(text):
-    """A UserWarning shown at the innermost frame outside the engine, as PyTorch's C++
-    warnings point at the Python line that called into it."""
-    import sys
-    engine = os.path.dirname(os.path.abspath(__file__))
-    frame, level = sys._getframe(1), 2
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(engine):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(text, UserWarning, stacklevel=level)
-
-
 def _visiting_axes(target):
     """The axes of ``target`` from the largest stride to the smallest: ATen's element order."""
     return sorted(range(target.ndim), key=lambda axis: -abs(target.strides[axis]) if target.shape[axis] > 1 else 0)

@@ -4,6 +4,7 @@ it, building its node with edges, saved tensors and creation site.
 This is the only place where nodes are created for built-in ops. Inspection tools
 listen through ``LISTENERS``; the engine never imports them.
 """
+import math
 import sys
 import weakref
 
@@ -365,7 +366,7 @@ def _guard_inputs(op, arrays):
             shape = np.broadcast_shapes(*shapes)
         except ValueError:
             return  # the op raises PyTorch's broadcasting error
-        _kernels.guard_elements(_numel(shape), op.node_name)
+        _kernels.guard_elements(math.prod(shape), op.node_name)
 
 
 def _guard_outputs(op, out):
@@ -377,13 +378,6 @@ def _guard_outputs(op, out):
                 _kernels.guard_elements(o.size, op.node_name)
     elif hasattr(out, "size"):
         _kernels.guard_elements(np.size(out), op.node_name)
-
-
-def _numel(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def guarded(guard):
