@@ -4,7 +4,7 @@
 usage: python3 bench/run.py [--quick] [--runs N] [--workloads W1,W3,I1] [--backends ...]
                             [--json PATH] [--markdown PATH] [--timeout S] [--check]
 
-Engine workloads (the same as ../shared/bench/bench.py, so the numbers are comparable):
+Engine workloads (gradviz, the numpy floor and PyTorch on the same inputs):
   W1  1,000 small ops on x(8,) cycling y*C, y+B, tanh, sin; us/op forward+backward
   W2  MLP step 128x784-512-512-10, relu, MSE; ms
   W3  the W1 cycle on x(4,) at depth 1k / 10k / 100k, default recursion limit; ms

@@ -5,7 +5,7 @@ Imports nothing heavy at module level: numpy is imported only where inputs are m
 
 Two groups of workloads:
 
-* engine workloads W1..W6, the same ones as ``../shared/bench/bench.py`` (the judge), run
+* engine workloads W1..W6, run
   on every backend (gradviz, the numpy floor, PyTorch) so their numbers are comparable;
 * inspection workloads I1..I4, run on gradviz alone (snapshot, DOT, PNG, CLI start-up),
   judged against absolute time limits.

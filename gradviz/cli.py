@@ -48,6 +48,41 @@ def _failed(e: Exception) -> int:
     return EXIT_INTERNAL
 
 
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null, so that what is still buffered for a failed
+    stdout goes nowhere when Python flushes it at exit (it would print "Exception ignored
+    ... OSError" and exit 120 instead of our status)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _settle_stdout(code: int) -> int:
+    """Flush stdout inside the boundary, whatever its buffering, and turn a failure into the
+    documented status: 141 quietly for a reader that went away, else one line and 2 (a full
+    disk, > /dev/full). A command that already said its output failed keeps its status."""
+    if code == EXIT_OUTPUT_CLOSED:
+        _silence_stdout()
+        return code
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_OUTPUT_CLOSED
+    except (OSError, ValueError) as e:  # ValueError: the script closed our stdout
+        _silence_stdout()
+        if code != EXIT_USAGE:
+            reason = getattr(e, "strerror", None) or str(e)
+            _echo_err(f"gradviz: error: cannot write the output: {reason}")
+            code = EXIT_USAGE
+        return code
+
+
 class GradvizGroup(click.Group):
     """A click group whose ``main`` is gradviz's error boundary."""
 
@@ -55,6 +90,11 @@ class GradvizGroup(click.Group):
              **extra):
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except SystemExit as e:
+            if not isinstance(sys.stdout, click.utils.PacifyFlushWrapper):
+                raise
+            # click turns a closed pipe (EPIPE) into exit 1 after pacifying stdout: ours is 141
+            code = EXIT_OUTPUT_CLOSED
         except _NO_ARGS_IS_HELP as e:  # bare `gradviz`: show the help
             click.echo(e.ctx.get_help())
             code = EXIT_OK
@@ -80,16 +120,12 @@ class GradvizGroup(click.Group):
             code = EXIT_INTERRUPTED
         except BrokenPipeError:
             # the reader went away (`gradviz run x | head`): leave quietly
-            try:
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, sys.stdout.fileno())
-            except (OSError, ValueError, AttributeError):
-                pass
             code = EXIT_OUTPUT_CLOSED
         except Exception as e:  # noqa: BLE001 - the one boundary
             code = _failed(e)
         if code is None:
             code = EXIT_OK
+        code = _settle_stdout(code)
         if standalone_mode:
             sys.exit(code)
         return code

@@ -7,7 +7,7 @@ the working directory, ``__main__``, the engine's default dtype and grad mode), 
 only for the run and is undone afterwards, even when the script raised.
 
 The script is split into cells on lines starting with ``# %%`` and run with the
-semantics of ``../shared/conformance/README.md`` (the same as its ``record.py``):
+semantics of ``conformance/README.md`` (the same as its ``record.py``):
 
 - all cells share one namespace, in which ``__name__ == "__main__"``;
 - an exception ends its cell only; the next cell still runs;

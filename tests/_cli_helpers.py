@@ -18,6 +18,17 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 SEED = str(SAMPLES / "seed_graph.py")
 ENV = {"COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb"}
+
+
+def doc(page):
+    """The text of a documentation page: ``README`` or ``docs/PAGE.md``."""
+    path = ROOT / "README.md" if page == "README" else ROOT / "docs" / f"{page}.md"
+    return path.read_text(encoding="utf-8")
+
+
+def all_docs():
+    """The README and every page of docs/, as one text (for "is it documented somewhere")."""
+    return "\n".join([doc("README"), *(p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").glob("*.md")))])
 ANSI = re.compile(r"\x1b\[")
 
 

@@ -10,10 +10,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SAMPLES = os.path.join(ROOT, "samples", "errors")
-SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "errors"))
-CATALOG_JSON = os.path.join(SHARED, "catalog.json")
-REPRO = os.path.join(SHARED, "repro")
-SEEDS = os.path.normpath(os.path.join(ROOT, "..", "shared", "seeds"))
+ERRORS = os.path.join(HERE, "errors")  # PyTorch's autograd errors: catalog.json and a reproducer each
+CATALOG_JSON = os.path.join(ERRORS, "catalog.json")
+REPRO = os.path.join(ERRORS, "repro")
+SEEDS = os.path.join(ROOT, "conformance", "sources")  # the seed documents, as users pasted them
 
 #: Catalog ids outside the engine's scope (functorch, torch.utils.checkpoint): explained and
 #: matched, no sample.
@@ -24,8 +24,6 @@ NOT_IN_ENGINE = {"func_grad_nonscalar", "checkpoint_no_input_requires_grad", "ch
 
 @functools.lru_cache(maxsize=None)
 def catalog():
-    if not os.path.exists(CATALOG_JSON):
-        return []
     with open(CATALOG_JSON) as f:
         return json.load(f)
 

@@ -39,3 +39,27 @@ def test_explain_into_a_closed_pipe_stops_quietly():
     assert first.startswith("╭─ error")
     assert code in (0, 141)  # 141 when the reader left before the panels were written
     assert stderr == ""
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("buffering", ["buffered", "unbuffered"])
+@pytest.mark.parametrize("args", [["run", "samples/seed_graph.py"], ["run", "samples/tiny_mlp.py", "--json"],
+                                  ["graph", "(x*x).sum()"], ["graph", "(x*x).sum()", "--json"],
+                                  ["explain", "--list"], ["--help"]])
+def test_a_reader_gone_before_the_first_line_is_141_and_silence(args, buffering):
+    """The pipe's reader is gone before gradviz writes anything: whatever the buffering (a
+    user's Python buffers stdout, PYTHONUNBUFFERED=1 does not), status 141 and nothing on
+    stderr, not even from Python's flush at exit."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if buffering == "unbuffered":
+        env["PYTHONUNBUFFERED"] = "1"
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "gradviz", *args], stdout=write_end, stderr=subprocess.PIPE,
+                              cwd=ROOT, env={**env, **ENV}, timeout=120)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr.decode()) == (141, "")

@@ -22,8 +22,7 @@ from gradviz.commands import common, report  # noqa: E402
 from gradviz.commands.run import Names  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "conformance" / "cases"
-CASES = sorted(glob.glob(str(SHARED / "*.py"))) + sorted(glob.glob(str(ROOT / "tests" / "conformance" / "cases" / "*.py")))
+CASES = sorted(glob.glob(str(ROOT / "conformance" / "cases" / "*.py")))
 
 # Known differences: (category, reason). Each rule below names its category.
 KNOWN = {

@@ -1,6 +1,7 @@
 """PyTorch's autograd errors and warnings, verbatim, from gradviz.torch.
 
-1. Every reproducer in ``../shared/errors/repro/`` that uses only the core engine
+1. Every reproducer in ``tests/errors/repro/`` (PyTorch's autograd errors, one script per
+   entry of ``tests/errors/catalog.json``) that uses only the core engine
    (no nn, torch.func, checkpoint, complex numbers or optim) is run twice: once with
    ``import torch`` resolving to gradviz.torch, once with real torch. Exception type
    and exact message must agree (and torch must give the catalog's text); for the
@@ -21,7 +22,7 @@ from oracle import compare_errors, exc_info, run_capture, run_script
 
 torch = pytest.importorskip("torch")
 
-ERRORS_DIR = Path(__file__).resolve().parents[2] / "shared" / "errors"
+ERRORS_DIR = Path(__file__).resolve().parent / "errors"
 CATALOG_PATH = ERRORS_DIR / "catalog.json"
 NOT_CORE = re.compile(r"nn\.|torch\.func|checkpoint|complex|\b\d+j\b|optim")
 
@@ -127,7 +128,6 @@ def test_warn_once_in_fresh_process(name):
     oracle.assert_no_diffs(diffs, name)
 
 
-@pytest.mark.skipif(not CATALOG_PARAMS, reason="../shared/errors not available")
 @pytest.mark.parametrize("entry, fname", CATALOG_PARAMS)
 def test_catalog_repro(entry, fname):
     text = (ERRORS_DIR / "repro" / fname).read_text()

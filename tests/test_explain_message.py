@@ -10,9 +10,8 @@ import pytest
 from gradviz.explain import catalog, explain_message, list_entries
 from gradviz.explain.match import extract, normalise, similarity
 
-from _explain_shared import CATALOG_JSON, SEEDS, catalog as shared_catalog, repro_oracle, torch_available
+from _explain_shared import SEEDS, catalog as shared_catalog, repro_oracle, torch_available
 
-needs_catalog = pytest.mark.skipif(not os.path.exists(CATALOG_JSON), reason="shared/errors/catalog.json missing")
 needs_torch = pytest.mark.skipif(not torch_available(), reason="real PyTorch not importable")
 
 
@@ -23,13 +22,11 @@ def ids_of(text):
 # --------------------------------------------------------------------------- the knowledge base
 
 
-@needs_catalog
 def test_every_catalog_id_has_an_entry_and_nothing_else():
     assert sorted(catalog.ENTRIES) == sorted(e["id"] for e in shared_catalog())
     assert len(list_entries()) == len(shared_catalog()) == 58
 
 
-@needs_catalog
 def test_entries_are_complete_and_match_the_catalog_kind():
     for e in shared_catalog():
         k = catalog.get(e["id"])
@@ -40,7 +37,6 @@ def test_entries_are_complete_and_match_the_catalog_kind():
         assert k.before != k.after, e["id"]
 
 
-@needs_catalog
 def test_explanations_are_written_in_our_own_words():
     import difflib
     for e in shared_catalog():
@@ -59,7 +55,6 @@ def test_list_entries_is_plain_data():
 # --------------------------------------------------------------------------- PyTorch 2.13's messages
 
 
-@needs_catalog
 @pytest.mark.parametrize("entry", [e for e in shared_catalog() if e["message"]], ids=lambda e: e["id"])
 def test_message_and_variant_are_identified(entry):
     for text in {entry["message"], entry["variant_message"]}:
@@ -70,7 +65,6 @@ def test_message_and_variant_are_identified(entry):
         assert entry["id"] in with_type.ids
 
 
-@needs_catalog
 def test_shared_messages_list_the_other_causes_with_their_question():
     by_message = {}
     for e in shared_catalog():
@@ -207,8 +201,6 @@ def test_older_pytorch_wordings(text, expected):
 
 
 def _seed_error_lines():
-    if not os.path.isdir(SEEDS):
-        return []
     out = []
     for name in sorted(os.listdir(SEEDS)):
         with open(os.path.join(SEEDS, name), errors="replace") as f:
@@ -225,7 +217,6 @@ SEED_EXPECTED = [
 ]
 
 
-@pytest.mark.skipif(not _seed_error_lines(), reason="no seeds")
 def test_every_autograd_error_line_of_the_seeds_is_identified():
     seen = set()
     for name, line in _seed_error_lines():
@@ -240,14 +231,12 @@ def test_every_autograd_error_line_of_the_seeds_is_identified():
     assert seen == {e for _, e in SEED_EXPECTED}
 
 
-@pytest.mark.skipif(not _seed_error_lines(), reason="no seeds")
 def test_the_seeds_older_freed_wording_lists_all_four_causes():
     line = next(line for _, line in _seed_error_lines() if "buffers have already been freed" in line)
     assert set(ids_of(line)) == {"backward_twice", "autograd_grad_twice", "saved_tensor_after_free",
                                  "rnn_hidden_not_detached"}
 
 
-@pytest.mark.skipif(not os.path.isdir(SEEDS), reason="no seeds")
 def test_a_whole_seed_file_pasted_is_identified_by_its_last_error():
     for name in sorted(os.listdir(SEEDS)):
         with open(os.path.join(SEEDS, name), errors="replace") as f:
@@ -348,9 +337,9 @@ def test_extract_finds_the_message_only():
 
 
 @needs_torch
-@pytest.mark.skipif(not repro_oracle(), reason="no shared reproducers")
+@needs_torch
 def test_real_pytorch_tracebacks_of_every_reproducer():
-    """Each reproducer of shared/errors/repro run under real PyTorch: its full traceback identifies the id."""
+    """Each reproducer of tests/errors/repro run under real PyTorch: its full traceback identifies the id."""
     from _explain_shared import catalog_by_id
     failures = []
     cat = catalog_by_id()

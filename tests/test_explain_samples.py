@@ -12,7 +12,7 @@ from gradviz import scripting
 from gradviz.explain import catalog, diagnose_script, explain_message
 from gradviz.explain.runner import run_until_error
 
-from _explain_shared import (CATALOG_JSON, NOT_IN_ENGINE, catalog_by_id, sample_id, sample_oracle,
+from _explain_shared import (NOT_IN_ENGINE, catalog_by_id, sample_id, sample_oracle,
                              sample_paths, torch_available)
 
 SAMPLES = sample_paths()
@@ -37,7 +37,6 @@ def _gradviz(path):
     return out
 
 
-@pytest.mark.skipif(not os.path.exists(CATALOG_JSON), reason="no catalog")
 def test_every_raisable_catalog_entry_has_a_sample():
     have = {sample_id(p) for p in SAMPLES}
     wanted = set(catalog_by_id()) - NOT_IN_ENGINE
@@ -72,7 +71,6 @@ def test_sample_raises_pytorchs_exact_message(path):
         assert torch_res["message"] is None and ours.exc is None
 
 
-@pytest.mark.skipif(not os.path.exists(CATALOG_JSON), reason="no catalog")
 @pytest.mark.parametrize("path", PARAMS)
 def test_sample_message_has_the_catalog_shape_and_is_identified(path):
     sid = sample_id(path)

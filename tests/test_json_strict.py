@@ -1,18 +1,16 @@
 """Every --json document is strict JSON: NaN and infinities are the strings "NaN",
 "Infinity" and "-Infinity" (which ``float()`` reads back), never the bare NaN / Infinity
 that strict parsers reject. Checked with a parser that refuses them, on ``run``,
-``graph`` and ``explain``; and the shared scorer still matches such values against
-PyTorch's recording (bare NaN, as Python's json writes it)."""
+``graph`` and ``explain`` (tests/test_conformance_cases.py checks that the scorer still
+matches such values against PyTorch's recording)."""
 import json
 import math
-import subprocess
-import sys
 
 import pytest
 
 from gradviz.render import jsonout
 
-from _cli_helpers import ROOT, invoke, write
+from _cli_helpers import invoke, write
 
 NONFINITE_SCRIPT = """\
 import torch
@@ -83,24 +81,3 @@ def test_explain_json_is_strict(tmp_path):
     r = invoke("explain", script, "--json")
     strict_loads(r.stdout)
 
-
-SHARED_COMPARE = ROOT.parent / "shared" / "conformance" / "compare.py"
-
-
-@pytest.mark.skipif(not SHARED_COMPARE.exists(), reason=f"{SHARED_COMPARE} is not there")
-def test_the_shared_scorer_matches_strings_against_recorded_nan(tmp_path):
-    """record.py writes PyTorch's NaN as bare NaN (Python's json); our strings must still score."""
-    cases, expected = tmp_path / "cases", tmp_path / "expected"
-    cases.mkdir()
-    expected.mkdir()
-    (cases / "nan_case.py").write_text("import torch\nx = torch.tensor([1.0, float('nan'), float('inf')])\n")
-    exp = {"script": "nan_case.py", "cells": [{"line": 1, "stdout": "", "error": None, "tensors": [{
-        "name": "x", "shape": [3], "dtype": "float32", "requires_grad": False, "is_leaf": True,
-        "retains_grad": False, "grad_fn": None, "data": [1.0, float("nan"), float("inf")],
-        "stats": {"min": float("nan"), "max": float("nan"), "mean": float("nan"), "norm": float("nan")},
-        "grad": None}]}]}
-    (expected / "nan_case.json").write_text(json.dumps(exp))  # bare NaN, as record.py writes
-    cmd = f"{sys.executable} -m gradviz run {{script}} --json"
-    p = subprocess.run([sys.executable, str(SHARED_COMPARE), str(cases), str(expected), "--cmd", cmd, "-v"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert "conformance: 9/9 checks" in p.stdout, p.stdout

@@ -292,8 +292,8 @@ def test_backward_twice_on_a_non_scalar_root_says_it_starts_from_ones(tmp_path):
     assert "grad can be implicitly created only for scalar outputs" in r.stderr
 
 
-def test_the_readme_tree_example_is_real_output():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_docs_tree_example_is_real_output():
+    readme = (ROOT / "docs" / "pictures.md").read_text(encoding="utf-8")
     command = "$ COLUMNS=80 gradviz run samples/rnn_unrolled.py --tree -- 60\n...\n"
     shown = readme.split(command, 1)[1].split("```", 1)[0]
     p = gradviz("run", SAMPLES / "rnn_unrolled.py", "--tree", "--", "60", env={"COLUMNS": "80"})

@@ -379,8 +379,8 @@ def test_tensors_local_to_main_get_a_hint(tmp_path):
 def test_readme_table_examples_are_the_real_output():
     """Each `$ [COLUMNS=N] gradviz run ...` example of the README's table section: its lines
     (but '...') are the real output's, in order."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### The table: any width", 1)[1].split("\n### ", 1)[0]
+    readme = (ROOT / "docs" / "run.md").read_text(encoding="utf-8")
+    section = readme.split("## The table: any width", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```\n\$ (?:COLUMNS=(\d+) )?gradviz (run [^\n]+)\n(.*?)```", section, re.S)
     assert len(blocks) == 5
     for columns, command, shown in blocks:

@@ -1,7 +1,7 @@
 """The ``gradviz run --json`` document, built from scripting's plain data.
 
-The schema is the conformance schema of ``../shared/conformance/README.md`` (what its
-``record.py`` writes for real PyTorch), key for key and in the same order::
+The schema is the conformance schema (``docs/json.md``; ``conformance/record.py`` writes
+the same for real PyTorch), key for key and in the same order::
 
     {"script": str, "cells": [{"line", "stdout", "error": null | {"type", "message"},
                                "tensors": [{"name", "shape", "dtype", "requires_grad",
