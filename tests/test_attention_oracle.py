@@ -504,6 +504,7 @@ def test_mismatched_mask_warning():
     assert messages[0] == messages[1] and messages[0]
 
 
+@pytest.mark.slow
 def test_nested_tensor_path_warns_once_like_pytorch():
     """The encoder's nested-tensor path warns once per process; a fresh 'process' for both."""
     import subprocess

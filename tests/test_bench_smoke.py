@@ -23,6 +23,7 @@ def bench(tmp_path, *args, timeout=300):
     return cp, json.loads(out.read_text())
 
 
+@pytest.mark.slow
 def test_quick_run_json_structure(tmp_path):
     cp, data = bench(tmp_path, "--quick", "--runs", "1", "--workloads", "W1,I4",
                      "--backends", "numpy,gradviz")
@@ -80,6 +81,7 @@ def test_missing_torch_is_a_note_not_a_crash(tmp_path):
     assert [r["backend"] for r in data["results"]] == ["gradviz"]
 
 
+@pytest.mark.slow
 def test_worker_timeout_is_recorded_as_a_failure(tmp_path):
     cp, data = bench(tmp_path, "--quick", "--workloads", "W1", "--backends", "numpy",
                      "--timeout", "0.01")

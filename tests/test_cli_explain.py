@@ -184,6 +184,7 @@ def test_list():
     assert {"id", "kind", "title"} <= set(entries[0])
 
 
+@pytest.mark.slow
 def test_script_timeout(tmp_path):
     path = write(tmp_path, "import torch\nwhile True:\n    pass\n")
     r = invoke("explain", path, "--timeout", "1")
@@ -199,6 +200,7 @@ def test_help_has_examples():
         assert word in r.stdout, word
 
 
+@pytest.mark.slow
 def test_a_hundred_thousand_op_chain(tmp_path):
     path = write(tmp_path, """\
         import torch

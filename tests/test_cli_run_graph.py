@@ -105,6 +105,7 @@ def test_ten_thousand_op_chain_renders_a_collapsed_png_in_seconds(tmp_path):
     assert "collapsed into" in r.stdout and "(--max-nodes 300)" in r.stdout
 
 
+@pytest.mark.slow
 def test_hundred_thousand_op_chain_gives_dot(tmp_path):
     path = write(tmp_path, CHAIN.format(n=100_000))
     out = tmp_path / "chain.dot"
@@ -138,6 +139,7 @@ def test_several_roots(tmp_path):
     assert "MeanBackward0" in backward_labels(r.stdout)
 
 
+@pytest.mark.slow
 def test_root_names_follow_the_table(tmp_path):
     r = invoke("run", str(SAMPLES / "tiny_mlp.py"), "--graph", "-", "--root", "net.fc1.weight")
     assert r.exit_code == 0, r.stderr
@@ -317,6 +319,7 @@ print("never")
 """
 
 
+@pytest.mark.slow
 def test_timeout_stops_an_endless_script_and_still_reports(tmp_path):
     path = write(tmp_path, LOOP)
     start = time.monotonic()
@@ -332,6 +335,7 @@ def test_timeout_stops_an_endless_script_and_still_reports(tmp_path):
     assert (tmp_path / "g.dot").exists()  # and drawn
 
 
+@pytest.mark.slow
 def test_timeout_in_a_real_process_interrupts_sleep(tmp_path):
     path = write(tmp_path, "import time, torch\nx = torch.ones(2)\ntime.sleep(600)\n")
     start = time.monotonic()
@@ -419,6 +423,7 @@ print(f"RSS growth: {rss_mb() - start:.1f} MB")
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc")
+@pytest.mark.slow
 def test_a_thousand_step_training_loop_under_the_recorder_does_not_grow(tmp_path):
     path = write(tmp_path, TRAINING)
     p = gradviz("run", path, "--graph", tmp_path / "g.dot", timeout=300)

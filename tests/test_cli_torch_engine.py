@@ -69,6 +69,9 @@ def test_json_is_what_pytorch_computed(tmp_path):
     assert rows["y"]["grad_fn"] == "SumBackward0"
 
 
+@pytest.mark.slow
+
+
 def test_cells_timeout_root_tree_html_and_notebooks(tmp_path):
     r = invoke("run", SEED, "--engine", "torch", "--cells", "--root", "d", "--tree")
     assert r.exit_code == 0

@@ -115,6 +115,7 @@ def _fresh(key):
 
 
 @pytest.mark.parametrize("name", list(WARN_ONCE_SCRIPTS))
+@pytest.mark.slow
 def test_warn_once_in_fresh_process(name):
     eo, wo, so = _fresh(("once", name, "gradviz"))
     et, wt, st = _fresh(("once", name, "torch"))

@@ -338,6 +338,7 @@ def test_extract_finds_the_message_only():
 
 @needs_torch
 @needs_torch
+@pytest.mark.slow
 def test_real_pytorch_tracebacks_of_every_reproducer():
     """Each reproducer of tests/errors/repro run under real PyTorch: its full traceback identifies the id."""
     from _explain_shared import catalog_by_id

@@ -450,6 +450,7 @@ else:
         ),
     )
 
+    @pytest.mark.slow
     @hypothesis.settings(max_examples=400, deadline=None, suppress_health_check=list(hypothesis.HealthCheck))
     @hypothesis.given(
         t=tensors(),

@@ -869,6 +869,7 @@ print(json.dumps(out))
 '''
 
 
+@pytest.mark.slow
 def test_script_through_gradviz_run_matches_torch(tmp_path):
     from click.testing import CliRunner
 

@@ -3,6 +3,8 @@ user's own traceback), within bounded time and memory, and leaves nothing of gra
 internals on screen."""
 import json
 
+import pytest
+
 from _cli_helpers import invoke, write
 
 OWN_BASE_EXCEPTION = """\
@@ -68,7 +70,6 @@ def test_an_endless_expression_on_stdin_is_refused():
 # ---------------------------------------------------------------------------------------
 # the allocation guard: whatever form a size takes, the engine refuses an oversize tensor
 
-import pytest  # noqa: E402
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from gradviz.expression import ExpressionError, evaluate  # noqa: E402
@@ -104,6 +105,7 @@ def _outcome(text):
 @settings(max_examples=60, deadline=None)
 @given(dims=st.lists(st.integers(1, 40_000), min_size=1, max_size=3), call=st.sampled_from(CALLS),
        form=st.integers(0, 5))
+@pytest.mark.slow
 def test_the_guard_refuses_every_oversize_tensor(dims, call, form):
     numel = 1
     for d in dims:
@@ -208,6 +210,7 @@ def test_a_full_stdout_is_a_usage_error_not_a_crash(args, message, buffering):
     assert proc.stderr.count("cannot write") == 1
 
 
+@pytest.mark.slow
 def test_a_scripts_output_streams_through_without_being_kept(tmp_path):
     """300 MB printed: passed through, not held (the table needs none of it); --json keeps
     the first million characters of each cell and says how much more there was."""
@@ -346,6 +349,7 @@ def test_explain_reads_any_paste_in_linear_time(name, text):
     assert len(r.stdout) < 20_000
 
 
+@pytest.mark.slow
 def test_a_model_with_thousands_of_parameters_lists_the_first_and_counts_the_rest(tmp_path):
     path = write(tmp_path, "import torch\nm = torch.nn.ModuleList([torch.nn.Linear(2, 2) for _ in range(1500)])\n",
                  "many.py")

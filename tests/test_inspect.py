@@ -367,6 +367,7 @@ def test_recorder_keeps_no_tensor_alive_and_forgets_dead_graphs():
     assert len(rec) == 0 and rec._values == {}  # the graph died: so did its records
 
 
+@pytest.mark.slow
 def test_hundred_thousand_op_chain_snapshots_quickly_without_recursion():
     x = torch.randn(4, requires_grad=True)
     with Recorder() as rec:

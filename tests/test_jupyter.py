@@ -79,11 +79,13 @@ def data(nb, k, mime):
             and mime in o.data]
 
 
+@pytest.mark.slow
 def test_load_ext_registers_the_magic_quietly(executed):
     nb, _, _ = executed
     assert outputs(nb, 0) == []
 
 
+@pytest.mark.slow
 def test_the_magic_shows_table_graph_tree_and_second_backward(executed):
     nb, _, _ = executed
     assert not outputs(nb, 1, "error")
@@ -103,11 +105,13 @@ def test_the_magic_shows_table_graph_tree_and_second_backward(executed):
            "through the graph a second time" in text
 
 
+@pytest.mark.slow
 def test_later_cells_see_the_magics_variables(executed):
     nb, _, _ = executed
     assert stream(nb, 2) == "True tensor([2., 2., 2.])\n"
 
 
+@pytest.mark.slow
 def test_show_draws_inline_and_saves(executed):
     nb, png, _ = executed
     result = outputs(nb, 3, "execute_result")[0]
@@ -119,6 +123,7 @@ def test_show_draws_inline_and_saves(executed):
     assert png_size(png)[0] > 50
 
 
+@pytest.mark.slow
 def test_a_cell_that_raises_shows_what_it_computed_then_the_users_error(executed):
     nb, _, _ = executed
     (error,) = outputs(nb, 5, "error")
@@ -129,6 +134,7 @@ def test_a_cell_that_raises_shows_what_it_computed_then_the_users_error(executed
     assert "z" in data(nb, 5, "text/html")[0] and data(nb, 5, "image/svg+xml")
 
 
+@pytest.mark.slow
 def test_a_bad_option_is_one_line(executed):
     nb, _, _ = executed
     assert stream(nb, 6, "stderr") == ("UsageError: %%gradviz: Invalid value for '--view': 'sideways' is not one of "
@@ -136,6 +142,7 @@ def test_a_bad_option_is_one_line(executed):
     assert not data(nb, 6, "text/html")
 
 
+@pytest.mark.slow
 def test_an_unknown_root_is_one_line_after_the_table(executed):
     nb, _, _ = executed
     assert not outputs(nb, 7, "error")
@@ -143,6 +150,7 @@ def test_an_unknown_root_is_one_line_after_the_table(executed):
     assert stream(nb, 7, "stderr").startswith("%%gradviz: error: --root nope: the script has no tensor named 'nope'")
 
 
+@pytest.mark.slow
 def test_graph_option_writes_the_picture_and_retain_graph_holds(executed):
     nb, _, svg = executed
     assert not outputs(nb, 8, "error")
@@ -151,6 +159,7 @@ def test_graph_option_writes_the_picture_and_retain_graph_holds(executed):
     assert svg.read_text().lstrip().startswith("<?xml")
 
 
+@pytest.mark.slow
 def test_help_lists_the_options(executed):
     nb, _, _ = executed
     text = stream(nb, 9)
@@ -162,6 +171,7 @@ def test_help_lists_the_options(executed):
 
 
 @pytest.mark.skipif(not HAVE_TORCH, reason="needs real PyTorch in the kernel")
+@pytest.mark.slow
 def test_names_bound_to_real_torch_mean_gradviz_in_the_magic_only(executed):
     nb, _, _ = executed
     assert not outputs(nb, len(CELLS) + 1, "error")

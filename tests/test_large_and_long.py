@@ -62,6 +62,7 @@ def no_gradviz_traceback(p):
 # --------------------------------------------------------------------------- run
 
 
+@pytest.mark.slow
 def test_run_a_hundred_thousand_op_chain_in_a_process(tmp_path):
     script = write(tmp_path, CHAIN)
     p = gradviz("run", script)
@@ -71,6 +72,7 @@ def test_run_a_hundred_thousand_op_chain_in_a_process(tmp_path):
     assert "TanhBackward0" in lines["y"] and "SumBackward0" in lines["L"], p.stdout[-2000:]
 
 
+@pytest.mark.slow
 def test_run_json_of_a_hundred_thousand_op_chain(tmp_path):
     script = write(tmp_path, CHAIN)
     p = gradviz("run", script, "--json")
@@ -83,6 +85,7 @@ def test_run_json_of_a_hundred_thousand_op_chain(tmp_path):
     assert t["x"]["grad"] is not None and all(v > 0 for v in t["x"]["grad"]["data"])
 
 
+@pytest.mark.slow
 def test_run_graph_of_a_hundred_thousand_op_chain_is_collapsed(tmp_path):
     script = write(tmp_path, CHAIN)
     out = tmp_path / "chain.dot"
@@ -96,6 +99,7 @@ def test_run_graph_of_a_hundred_thousand_op_chain_is_collapsed(tmp_path):
     assert not list(tmp_path.glob("*.tmp*")) and not list(tmp_path.glob(".*chain*"))  # no temporary left
 
 
+@pytest.mark.slow
 def test_run_backward_twice_on_a_hundred_thousand_op_chain(tmp_path):
     script = write(tmp_path, CHAIN)
     p = gradviz("run", script, "--backward-twice", "--json")
@@ -155,6 +159,7 @@ def test_graph_json_of_the_largest_allowed_expression():
 # --------------------------------------------------------------------------- explain
 
 
+@pytest.mark.slow
 def test_explain_a_hundred_thousand_op_chain_that_backwards_twice(tmp_path):
     script = write(tmp_path, CHAIN + "L.backward()\n")
     p = gradviz("explain", script, "--json")
@@ -166,6 +171,7 @@ def test_explain_a_hundred_thousand_op_chain_that_backwards_twice(tmp_path):
     assert "TanhBackward0" in json.dumps(doc["context"])
 
 
+@pytest.mark.slow
 def test_explain_text_and_graph_of_a_hundred_thousand_op_chain(tmp_path):
     script = write(tmp_path, CHAIN + "L.backward()\n")
     out = tmp_path / "freed.dot"
@@ -193,6 +199,7 @@ def _training_step(net, opt, x, target, F):
 
 
 @needs_proc
+@pytest.mark.slow
 def test_a_thousand_step_training_loop_in_process_does_not_grow():
     """The engine itself, in this process: RSS after step 100 and after step 1,000."""
     nn, F = torch.nn, torch.nn.functional
@@ -214,6 +221,7 @@ def test_a_thousand_step_training_loop_in_process_does_not_grow():
 
 
 @needs_proc
+@pytest.mark.slow
 def test_a_thousand_step_adam_loop_with_create_graph_penalty_does_not_grow():
     """Gradient penalties keep create_graph graphs alive per step: they must die with it."""
     nn = torch.nn
@@ -263,6 +271,7 @@ print(f"RSS growth: {rss_mb() - start:.2f} MB")
 
 
 @needs_proc
+@pytest.mark.slow
 def test_a_thousand_step_loop_under_gradviz_run_in_process_does_not_grow(tmp_path):
     """`gradviz run` in this process (its recorder watches every op): the script measures
     its own RSS; then a second run must not keep what the first one allocated."""

@@ -271,6 +271,7 @@ for epoch in range(25):
 """
 
 
+@pytest.mark.slow
 def test_training_script_under_gradviz_run(torch, tmp_path):
     """The same script under `gradviz run` (torch -> gradviz) and under real PyTorch."""
     script = tmp_path / "train.py"

@@ -509,6 +509,7 @@ BIG = 1e4
 
 @_settings(500)
 @given(programs())
+@pytest.mark.slow
 def test_gradients_match_finite_differences(prog):
     note(repr(prog))
     arrays = prog.arrays()
@@ -546,6 +547,7 @@ def _close(a, b, rtol, atol):
 @needs_torch
 @_settings(1000)
 @given(programs(), st.data())
+@pytest.mark.slow
 def test_graphs_match_pytorch(prog, data):
     dtypes = [data.draw(st.sampled_from(["float32", "float64"]), label=f"dtype{i}")
               for i in range(len(prog.input_shapes))]
@@ -618,6 +620,7 @@ def _second_order(T, prog, arrays, ups, ws):
 @needs_torch
 @_settings(300)
 @given(programs(**SMALL))
+@pytest.mark.slow
 def test_double_backward_matches_pytorch_and_gradgradcheck(prog):
     note(repr(prog))
     arrays = prog.arrays()
@@ -849,6 +852,7 @@ def _first_difference(lg, lt):
 @needs_torch
 @_settings(1500)
 @given(st.lists(step_strategy, min_size=1, max_size=8), st.integers(0, 2 ** 31 - 1))
+@pytest.mark.slow
 def test_inplace_sequences_raise_exactly_when_pytorch_does(steps, seed):
     note(repr(steps))
     lg = run_inplace(gv, steps, seed)

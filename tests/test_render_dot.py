@@ -240,6 +240,7 @@ def test_ten_thousand_op_chain_renders_a_readable_png_in_seconds(tmp_path):
     assert elapsed < 30, f"{elapsed:.1f} s"
 
 
+@pytest.mark.slow
 def test_hundred_thousand_op_chain_gives_dot_without_recursion():
     x = torch.ones(4, requires_grad=True)
     with Recorder() as rec:
@@ -404,6 +405,7 @@ def test_tree_of_the_seed_graph():
     assert "_saved_other = b (3, 3)" in text
 
 
+@pytest.mark.slow
 def test_tree_of_a_hundred_thousand_op_chain_is_short_and_quick():
     x = torch.ones(4, requires_grad=True)
     y = x

@@ -75,6 +75,7 @@ SIZES = [("rnn", RNN, T) for T in (5, 10, 15, 20, 25, 30, 60)] + [("mlp", MLP, T
 
 
 @pytest.mark.parametrize("kind,src,T", SIZES, ids=[f"{k}{T}" for k, _, T in SIZES])
+@pytest.mark.slow
 def test_default_pictures_are_readable_and_within_the_budget(kind, src, T):
     g = dot.Graph(snap_of(src, T))
     width, height, font_px = measure(g)

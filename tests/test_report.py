@@ -176,6 +176,7 @@ def _chromium(*args, timeout=90):
 
 
 @needs_chromium
+@pytest.mark.slow
 def test_the_report_renders_in_chromium(notebook_report, tmp_path):
     _, page = notebook_report
     report = tmp_path / "report.html"
@@ -198,6 +199,7 @@ def test_the_report_renders_in_chromium(notebook_report, tmp_path):
 
 
 @needs_chromium
+@pytest.mark.slow
 def test_pan_and_zoom_in_chromium(notebook_report, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api")
     _, page_text = notebook_report

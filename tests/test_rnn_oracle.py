@@ -507,6 +507,9 @@ def test_dropout_warning_matches_torch():
     assert texts[0] == texts[1] and texts[1]
 
 
+@pytest.mark.slow
+
+
 def test_projection_warning_matches_torch():
     """PyTorch gives it once per process: the oracle runs in one of its own."""
     code = ("import warnings, torch\nwarnings.simplefilter('always')\nm = torch.nn.LSTM(3, 4, proj_size=2)\n"

@@ -93,3 +93,18 @@ def test_ci_runs_the_suite_in_a_users_environment(tmp_path):
     done = subprocess.run([str(ROOT / ".ci" / "user-env"), "env"], env=env, capture_output=True, text=True,
                           check=True)
     assert "OPENBLAS_CORETYPE=Haswell" in done.stdout.splitlines() and "PYTHONUNBUFFERED=1" not in done.stdout
+
+
+@pytest.mark.slow
+def test_the_fast_subset_leaves_no_test_file_out():
+    """``pytest -m "not slow"`` (the contributors' quick check) runs tests of every test file,
+    so it touches every part of gradviz; only the slow ones are left to the full suite."""
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "not slow", "-p",
+                           "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    fast_files = {line.split("::")[0] for line in done.stdout.splitlines() if "::" in line}
+    all_files = {f"tests/{p.name}" for p in (ROOT / "tests").glob("test_*.py")}
+    assert fast_files == all_files, sorted(all_files - fast_files)
+    assert "deselected" in done.stdout  # and the slow ones are left out

@@ -29,6 +29,7 @@ def _gradviz(*args, timeout=60, **popen):
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
+@pytest.mark.slow
 def test_the_timeout_holds_and_the_table_is_printed(tmp_path, name):
     path = write(tmp_path, FIRST_CELL + SCRIPTS[name], f"{name}.py")
     started = time.monotonic()
@@ -42,6 +43,7 @@ def test_the_timeout_holds_and_the_table_is_printed(tmp_path, name):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_the_killed_runs_json_is_whole(tmp_path):
     path = write(tmp_path, FIRST_CELL + SCRIPTS["swallows_the_stop"], "s.py")
     r = _gradviz("run", path, "--timeout", "0.5", "--json")
@@ -51,6 +53,7 @@ def test_the_killed_runs_json_is_whole(tmp_path):
     assert [t["name"] for t in doc["cells"][0]["tensors"]] == ["x", "y"]
 
 
+@pytest.mark.slow
 def test_a_scripts_own_alarm_does_not_take_gradviz_with_it(tmp_path):
     path = write(tmp_path, FIRST_CELL + "signal.alarm(1)\ntime.sleep(10)\n", "alarm.py")
     r = _gradviz("run", path)
@@ -81,6 +84,7 @@ def _interrupt_after(path, seconds):
     return proc.returncode, out, err
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_its_promise(tmp_path):
     polite = write(tmp_path, FIRST_CELL + "time.sleep(30)\n", "polite.py")
     code, out, err = _interrupt_after(polite, 3)
@@ -103,6 +107,7 @@ def test_an_ordinary_run_is_unchanged(tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("gradviz run: error: no such file")
 
 
+@pytest.mark.slow
 def test_explain_timeout_holds_too(tmp_path):
     path = write(tmp_path, FIRST_CELL + SCRIPTS["swallows_the_stop"], "s.py")
     r = _gradviz("explain", path, "--timeout", "0.5")
