@@ -1,5 +1,5 @@
 """The knowledge base behind ``gradviz explain``: one entry per id of
-``shared/errors/catalog.json``.
+``tests/errors/catalog.json`` (PyTorch's autograd errors, verbatim, with a reproducer each).
 
 Every entry says, in gradviz's own words:
 

@@ -1,7 +1,7 @@
 """Every error and warning text the engine produces, in PyTorch 2.13's exact wording.
 
 Each constructor returns the exception to raise, tagged with the id that
-``gradviz explain`` uses (the ids of shared/errors/catalog.json) and with the
+``gradviz explain`` uses (the ids of tests/errors/catalog.json) and with the
 facts of the run (``gradviz_context``) that explain can show.
 """
 
