@@ -1,5 +1,6 @@
 """Shared helpers of the CLI tests: a CliRunner with a fixed width and no colour, script
 files, DOT parsing, picture checks."""
+import os
 import re
 import shutil
 import struct
@@ -18,6 +19,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 SEED = str(SAMPLES / "seed_graph.py")
 ENV = {"COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb"}
+
+
+def process_env(buffering="buffered"):
+    """The environment of a gradviz subprocess: this one's, plus ENV, with Python's stdout
+    buffered as on a user's machine ("buffered": no PYTHONUNBUFFERED) or not ("unbuffered")."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if buffering == "unbuffered":
+        env["PYTHONUNBUFFERED"] = "1"
+    return {**env, **ENV}
 
 
 def doc(page):

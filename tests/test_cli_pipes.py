@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from _cli_helpers import ENV, ROOT, write
+from _cli_helpers import ENV, ROOT, process_env, write
 
 
 def _first_line_then_close(args):
@@ -52,14 +52,11 @@ def test_a_reader_gone_before_the_first_line_is_141_and_silence(args, buffering)
     """The pipe's reader is gone before gradviz writes anything: whatever the buffering (a
     user's Python buffers stdout, PYTHONUNBUFFERED=1 does not), status 141 and nothing on
     stderr, not even from Python's flush at exit."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    if buffering == "unbuffered":
-        env["PYTHONUNBUFFERED"] = "1"
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
         proc = subprocess.run([sys.executable, "-m", "gradviz", *args], stdout=write_end, stderr=subprocess.PIPE,
-                              cwd=ROOT, env={**env, **ENV}, timeout=120)
+                              cwd=ROOT, env=process_env(buffering), timeout=120)
     finally:
         os.close(write_end)
     assert (proc.returncode, proc.stderr.decode()) == (141, "")

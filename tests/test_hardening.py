@@ -193,15 +193,12 @@ def test_a_full_stdout_is_a_usage_error_not_a_crash(args, message, buffering):
     import subprocess
     import sys
 
-    from _cli_helpers import ENV, ROOT
+    from _cli_helpers import ROOT, process_env
     if not os.path.exists("/dev/full"):
         pytest.skip("needs /dev/full (Linux)")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    if buffering == "unbuffered":
-        env["PYTHONUNBUFFERED"] = "1"
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-m", "gradviz", *args], stdout=full, stderr=subprocess.PIPE,
-                              text=True, cwd=ROOT, env={**env, **ENV}, timeout=120)
+                              text=True, cwd=ROOT, env=process_env(buffering), timeout=120)
     assert proc.returncode == 2, proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
     # buffered, what the script printed may fail only at the last flush: the general line
