@@ -103,6 +103,30 @@ def output_target(path: Optional[str], option: str = "--graph") -> Optional[Targ
     return Target(path, "dot" if ext == "gv" else ext)
 
 
+def refuse_the_input_as_output(source: str, outputs) -> None:
+    """Refuse (exit 2) an output that is the script or notebook itself, before anything runs.
+
+    gradviz runs a script whatever its extension, so ``gradviz run s.svg --graph s.svg``
+    would replace the user's script with a picture. The files are compared by identity
+    (device and inode), not by name, so a symbolic or hard link to the script, or another
+    spelling of its path, is refused too. ``outputs`` holds (option, path or None) pairs.
+    """
+    try:
+        script = os.stat(source)
+    except (OSError, ValueError):
+        return  # loading the script reports it
+    for option, path in outputs:
+        if path is None or path == "-":
+            continue
+        try:
+            out = os.stat(path)
+        except (OSError, ValueError):
+            continue  # not there yet: it cannot be the script
+        if (out.st_dev, out.st_ino) == (script.st_dev, script.st_ino):
+            raise CommandError(f"{option} '{path}' is the script itself ('{source}'): writing it would replace "
+                               "your code; choose another file name")
+
+
 # --------------------------------------------------------------------------- consoles
 
 

@@ -125,6 +125,7 @@ def _script(opts: ExplainOptions, path: str, argv: tuple) -> int:
         program = scripting.load_program(path)
     except scripting.ScriptError as e:
         raise CommandError(str(e), usage=True) from None
+    common.refuse_the_input_as_output(path, (("--graph", opts.graph),))
     target = common.output_target(opts.graph, "--graph")
     if opts.as_json and target is not None and target.stdout:
         raise CommandError("--json and --graph - both want stdout: write the graph to a file", usage=True)

@@ -111,6 +111,7 @@ def run(opts: RunOptions) -> int:
         program = scripting.load_program(opts.script)  # a usage problem shows before anything runs
     except scripting.ScriptError as e:
         raise CommandError(str(e), usage=True) from None
+    common.refuse_the_input_as_output(opts.script, (("--graph", opts.graph), ("--html", opts.html)))
     with values.printoptions(opts.precision, opts.full_values):
         if not supervised.available():
             return _run(opts, program, lambda cell: None)
