@@ -189,6 +189,13 @@ def _table(ev) -> tuple:
     return tuple(scripting.tensor_info(label, t) for label, t in ev.tensors.items())
 
 
+def _real_guard():
+    """The allocation guard that holds real PyTorch to the expression's limits."""
+    from gradviz.inspect.torch_guard import allocation_guard
+
+    return allocation_guard
+
+
 def _evaluate(opts, program, shape, specs, dtype, target, eng) -> Outcome:
     from gradviz import expression
     from gradviz.inspect import snapshot
@@ -204,7 +211,8 @@ def _evaluate(opts, program, shape, specs, dtype, target, eng) -> Outcome:
         with watch, scripting.deadline(opts.timeout):
             try:
                 ev = common.without_caller(lambda: expression.evaluate(
-                    program, shape=shape, var_specs=specs, seed=opts.seed, dtype=dtype, engine=engine))
+                    program, shape=shape, var_specs=specs, seed=opts.seed, dtype=dtype, engine=engine,
+                    guard=_real_guard() if eng.real else None))
             except expression.ExpressionError as e:
                 raise _expression_error(e) from None
             except Exception as e:  # noqa: BLE001 - the expression raised: show it as explain would

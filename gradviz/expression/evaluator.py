@@ -606,7 +606,7 @@ def _spec_leaf(name, spec, default_shape, dtype, explicit_dtype, budget, engine)
 
 
 def evaluate(program, shape=None, var_specs=None, seed=DEFAULT_SEED, max_elements=limits.DEFAULT_MAX_ELEMENTS,
-             *, max_total_elements=limits.DEFAULT_MAX_TOTAL_ELEMENTS, dtype=None, engine=None):
+             *, max_total_elements=limits.DEFAULT_MAX_TOTAL_ELEMENTS, dtype=None, engine=None, guard=None):
     """Create the leaves and evaluate ``program`` (a Program, or text to parse).
 
     ``shape``: the shape of every leaf without a spec (default ``DEFAULT_SHAPE``), as a
@@ -619,6 +619,9 @@ def evaluate(program, shape=None, var_specs=None, seed=DEFAULT_SEED, max_element
     (default float32; a spec's own floating dtype is kept unless ``dtype`` is given).
     ``engine``: the module whose functions the expression's names call: gradviz's engine
     (default), or the real ``torch`` (``graph --engine torch``), the same names either way.
+    ``guard``: for another engine, what holds it to the per-tensor limits as gradviz's engine
+    holds itself: called with the limits, it starts checking and returns the function that
+    stops (``gradviz.inspect.torch_guard.allocation_guard`` for real PyTorch).
 
     Raises ExpressionError for refused input and for allocations over the limits
     (``max_elements`` per tensor, ``max_total_elements`` for the whole evaluation),
@@ -647,9 +650,12 @@ def evaluate(program, shape=None, var_specs=None, seed=DEFAULT_SEED, max_element
     if not isinstance(dtype, limits.Dtype) or not dtype.is_floating_point:
         raise ExpressionError(f"dtype must be a floating torch dtype, not {dtype!r}", kind="option")
     budget = limits.Budget(max_elements, max_total_elements)
-    # gradviz's engine checks every array it makes against the budget; real PyTorch (graph
-    # --engine torch) has only the estimators before each call
-    release_guard = _graph.guarded(limits.EngineGuard(budget)) if engine is _torch else (lambda: None)
+    # every tensor made is checked against the budget: by gradviz's engine itself, or by the
+    # guard given for another engine (the estimators before each call come first either way)
+    if engine is _torch:
+        release_guard = _graph.guarded(limits.EngineGuard(budget))
+    else:
+        release_guard = guard(limits.EngineGuard(budget)) if guard is not None else (lambda: None)
     try:
         return _evaluate_guarded(program, budget, engine, seed, var_specs, default_shape, dtype, explicit_dtype)
     finally:
