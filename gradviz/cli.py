@@ -83,11 +83,25 @@ def _settle_stdout(code: int) -> int:
         return code
 
 
+def _never_fail_encoding() -> None:
+    """Let stdout and stderr write what their encoding lacks as escapes (``\\xfc``), not
+    raise: a name in Unicode on a terminal set to ASCII (``PYTHONIOENCODING=ascii``), or a
+    lone surrogate a script printed (which even surrogateescape cannot write), is the
+    user's text, not gradviz's failure."""
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (OSError, ValueError):  # a closed stream: its own failure is reported later
+                pass
+
+
 class GradvizGroup(click.Group):
     """A click group whose ``main`` is gradviz's error boundary."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):
+        _never_fail_encoding()
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except SystemExit as e:

@@ -31,6 +31,8 @@ import sys
 import traceback
 import types
 
+from .safe_text import visible, visible_line  # what the cell named or raised: shown, never obeyed
+
 MAGIC = "gradviz"
 
 
@@ -162,7 +164,7 @@ def run_cell(ip, cell: str, opts) -> None:
     with values.printoptions(opts.precision, opts.full_values):
         _display_report(ip, opts, watch, names, program, before, after, target)
     if error is not None:
-        lines = [f"Error in {label}:"] + error.rstrip("\n").split("\n")
+        lines = [f"Error in {label}:"] + visible(error.rstrip("\n")).split("\n")
         raise CellFailed(lines)
 
 
@@ -212,7 +214,7 @@ def _display_report(ip, opts, watch, names, program, before, after, target) -> N
         rep = run_command.graph_report(opts, watch, names, program)
     except CommandError as e:  # --root NAME that the namespace does not have
         display(HTML(html.tensor_table(changed, "Tensors this cell made or changed")))
-        print(f"%%{MAGIC}: error: {e.message}", file=sys.stderr)
+        print(f"%%{MAGIC}: error: {visible(e.message)}", file=sys.stderr)
         return
     if rep.tensors is not None:  # after --backward-twice: gradients as they now are
         changed = scripting.changed_tensors(before, rep.tensors)
@@ -221,24 +223,24 @@ def _display_report(ip, opts, watch, names, program, before, after, target) -> N
     else:
         print("No tensor was made or changed by this cell.")
     if rep.snapshot is None:
-        print(f"No graph: {rep.nothing}")
+        print(f"No graph: {visible(rep.nothing)}")
         return
-    who = run_command.root_names(rep)
+    who = visible_line(run_command.root_names(rep))  # a notebook renders escape sequences too
     print(f"Graph of {who}: {len(rep.snapshot.nodes)} backward nodes, {len(rep.snapshot.ops)} forward ops; "
-          f"root chosen by {rep.how}")
+          f"root chosen by {visible_line(rep.how)}")
     graph = dot.Graph(rep.snapshot, view=opts.view, max_nodes=opts.max_nodes, notes=rep.picture_notes)
     display(graph)
     if opts.tree:
         print(_tree_text(rep.snapshot))
     if rep.first is not None and not rep.first.ok:
-        print(f"Backward on {who} (run by gradviz for --backward-twice) raised:\n{rep.first.error_line}")
+        print(f"Backward on {who} (run by gradviz for --backward-twice) raised:\n{visible(rep.first.error_line)}")
     if rep.second is not None:
-        print("\n".join(common.second_backward_lines(rep.second, common.freed_count(rep.snapshot), who)))
+        print(visible("\n".join(common.second_backward_lines(rep.second, common.freed_count(rep.snapshot), who))))
     if target is not None:
         outcome = common.write_graph(rep.snapshot, target, view=opts.view, max_nodes=opts.max_nodes,
                                      notes=rep.picture_notes)
         if outcome.error is not None:
-            print(f"%%{MAGIC}: error: {outcome.error.message}", file=sys.stderr)
+            print(f"%%{MAGIC}: error: {visible(outcome.error.message)}", file=sys.stderr)
         elif outcome.result is not None:
             print(common.describe_written(outcome))
 

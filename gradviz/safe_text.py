@@ -7,10 +7,18 @@ the cursor over gradviz's own output.
 C0 controls other than newline and tab, DEL, and the C1 range are written visibly: ESC as
 ``^[`` (the caret form terminals use), the rest as ``\\x..`` escapes, as Python's repr
 writes them. JSON output keeps the exact text: it is data, not a screen.
+
+Text that is not valid Unicode is made writable the same way. A lone surrogate (a
+script's ``"x\\ud800"``, or a byte of a file name that is not UTF-8, which Python keeps
+as ``\\udce8``) cannot be encoded as UTF-8, so a writer given one would fail: each is
+written as an escape instead, the byte ``\\xe8`` for a file name's, ``\\ud800`` for the
+rest. ``clean`` does that alone (for the pages and pictures gradviz writes); ``visible``
+does it too, so the terminal never meets one either.
 """
 import re
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _shown(match) -> str:
@@ -22,9 +30,31 @@ def _shown(match) -> str:
     return f"\\x{ord(char):02x}"
 
 
-def visible(text) -> str:
-    """``text`` with every control character but newline and tab made visible."""
+def _escaped(match) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for a byte that is not UTF-8
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
+
+
+def clean(text) -> str:
+    """``text`` with every lone surrogate written as an escape: always encodable as UTF-8."""
     text = str(text)
+    return _SURROGATE.sub(_escaped, text) if _SURROGATE.search(text) else text
+
+
+def utf8(text) -> bytes:
+    """``text`` as UTF-8, for a file gradviz writes: what cannot be encoded is escaped."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return clean(text).encode("utf-8")
+
+
+def visible(text) -> str:
+    """``text`` with every control character but newline and tab made visible, and every
+    lone surrogate escaped."""
+    text = clean(text)
     return _CONTROL.sub(_shown, text) if _CONTROL.search(text) else text
 
 

@@ -11,6 +11,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from ..safe_text import visible  # every name and path printed goes through it: shown, never obeyed
 from . import EXIT_USAGE, CommandError
 
 GRAPH_FORMATS = ("dot", "gv", "svg", "png", "pdf")
@@ -152,12 +153,12 @@ class Streams:
         """A one-line remark on stderr: ``gradviz: note: ...``."""
         from rich.text import Text
 
-        self.err.print(Text(f"gradviz: note: {text}"), soft_wrap=True)
+        self.err.print(Text(f"gradviz: note: {visible(text)}"), soft_wrap=True)
 
     def warn(self, text: str) -> None:
         from rich.text import Text
 
-        self.err.print(Text(f"gradviz: warning: {text}", style="yellow"), soft_wrap=True)
+        self.err.print(Text(f"gradviz: warning: {visible(text)}", style="yellow"), soft_wrap=True)
 
 
 # --------------------------------------------------------------------------- retain_graph
@@ -389,9 +390,9 @@ def print_second_backward(streams: Streams, second: PassResult, freed: int, root
     con = streams.report
     con.print()
     head, *rest = second_backward_lines(second, freed, root_names)
-    con.print(Text(head, style="bold green" if second.ok else "bold red"))
+    con.print(Text(visible(head), style="bold green" if second.ok else "bold red"))
     for line in rest:
-        con.print(Text(line), soft_wrap=True)
+        con.print(Text(visible(line)), soft_wrap=True)
 
 
 def freed_count(snap) -> int:
@@ -475,7 +476,7 @@ def _warn_cost(graph, timeout: float) -> None:
 def describe_written(outcome: GraphOutcome) -> str:
     r = outcome.result
     size = f", {r.width:,} x {r.height:,} px" if r.width and r.height else ""
-    return f"Graph written to {r.path} ({r.format.upper()}{size})"
+    return f"Graph written to {visible(r.path)} ({r.format.upper()}{size})"
 
 
 def print_graph_outcome(streams: Streams, outcome: GraphOutcome) -> None:
@@ -488,7 +489,7 @@ def print_graph_outcome(streams: Streams, outcome: GraphOutcome) -> None:
     streams.report.print()
     streams.report.print(Text(describe_written(outcome)), soft_wrap=True)
     for note in outcome.notes:
-        streams.report.print(Text(f"note: {note}"), soft_wrap=True)
+        streams.report.print(Text(f"note: {visible(note)}"), soft_wrap=True)
 
 
 def print_tree(streams: Streams, snap, **options) -> None:

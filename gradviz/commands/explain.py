@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 from typing import Optional
 
+from ..safe_text import visible  # paths and messages printed: shown, never obeyed
 from . import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common, supervised
 
@@ -268,13 +269,14 @@ def _graph(diagnosis, target, program) -> int:
     try:
         result = graph.save(target.path)
     except dot.RenderError as e:
-        print(f"gradviz explain: error: {e}", file=sys.stderr)
+        print(f"gradviz explain: error: {visible(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as e:
-        print(f"gradviz explain: error: cannot write '{target.path}': {e.strerror or e}", file=sys.stderr)
+        print(f"gradviz explain: error: cannot write '{visible(target.path)}': {e.strerror or e}", file=sys.stderr)
         return EXIT_USAGE
     size = f", {result.width:,} x {result.height:,} px" if result.width and result.height else ""
-    print(f"gradviz explain: graph written to {result.path} ({result.format.upper()}{size})", file=sys.stderr)
+    print(f"gradviz explain: graph written to {visible(result.path)} ({result.format.upper()}{size})",
+          file=sys.stderr)
     return EXIT_OK
 
 

@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..safe_text import visible  # names, paths and messages printed: shown, never obeyed
 from . import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
 from . import report
@@ -83,16 +84,34 @@ def _var_specs(items) -> dict:
 
 
 def _read_expression(text: str) -> str:
-    if text == "-":
+    from_stdin = text == "-"
+    if from_stdin:
         from gradviz.expression.limits import MAX_SOURCE_CHARS
         text = sys.stdin.read(MAX_SOURCE_CHARS + 1)  # never more: stdin may be /dev/zero
         if len(text) > MAX_SOURCE_CHARS:
             raise CommandError(f"the expression is too long (more than {MAX_SOURCE_CHARS:,} characters on stdin; "
                                f"the limit is {MAX_SOURCE_CHARS:,})", usage=True)
+    bad = _undecodable(text)
+    if bad is not None:  # Python kept the bytes as surrogates; the parser would say "can't encode"
+        where = "on stdin" if from_stdin else "given"
+        raise CommandError(f"cannot decode the expression {where}: {bad}", usage=True)
     if not text.strip():
         raise CommandError("the expression is empty (give one, e.g. \"(x*y).sum()\", or - to read stdin)",
                            usage=True)
     return text
+
+
+def _undecodable(text: str):
+    """Why ``text`` is not UTF-8 ('byte 0xff at character 7 is not UTF-8'), or None.
+    Python reads bytes it cannot decode as surrogates (U+DC80 to U+DCFF)."""
+    import re
+
+    m = re.search("[\\ud800-\\udfff]", text)
+    if m is None:
+        return None
+    code = ord(m.group())
+    what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"a lone surrogate U+{code:04X}"
+    return f"{what} at character {m.start() + 1} is not UTF-8"
 
 
 def run(opts: GraphOptions) -> int:
@@ -138,7 +157,7 @@ def _run(opts: GraphOptions) -> int:
         sys.stdout.write(jsonout.json_text(_json(opts, out, target)) + "\n")
         sys.stdout.flush()
         if out.graph is not None and out.graph.error is not None:
-            print(f"gradviz graph: error: {out.graph.error.message}", file=sys.stderr)
+            print(f"gradviz graph: error: {visible(out.graph.error.message)}", file=sys.stderr)
         if opts.tree and out.snapshot is not None:
             common.print_tree(streams, out.snapshot, show_sites=False)  # stderr: stdout has the JSON
     else:
@@ -147,7 +166,7 @@ def _run(opts: GraphOptions) -> int:
             from rich.text import Text
 
             streams.report.print()
-            streams.report.print(Text(f"Report written to {html_path}"), soft_wrap=True)
+            streams.report.print(Text(f"Report written to {visible(html_path)}"), soft_wrap=True)
     if out.error is not None:
         return EXIT_SCRIPT_ERROR
     if out.graph is not None and out.graph.error is not None:
@@ -165,7 +184,6 @@ def _warnings(out) -> list:
 def _print_warnings(out, program) -> None:
     """What the expression warned, on stderr as Python shows a warning, but placed in the
     expression (``<expression>:1:5``) with a caret under the part that warned."""
-    from gradviz.safe_text import visible
 
     lines = program.source.split("\n")
     for w in _warnings(out):
@@ -314,7 +332,7 @@ def _print(opts, streams, out: Outcome, target) -> None:
         tables.print_tensors(streams.report, out.tensors, title)
     if ev is not None and out.error is None and not hasattr(ev.value, "grad_fn"):
         streams.report.print()
-        streams.report.print(Text(f"Result: {ev.value!r}"), soft_wrap=True)
+        streams.report.print(Text(f"Result: {visible(repr(ev.value))}"), soft_wrap=True)
     for line in tables.nonfinite_lines(out.tensors):
         streams.warn(line)
     for note in out.notes:
@@ -330,7 +348,7 @@ def _print(opts, streams, out: Outcome, target) -> None:
     if out.graph is not None:
         common.print_graph_outcome(streams, out.graph)
         if out.graph.error is not None:
-            print(f"gradviz graph: error: {out.graph.error.message}", file=sys.stderr)
+            print(f"gradviz graph: error: {visible(out.graph.error.message)}", file=sys.stderr)
     elif target is None and out.snapshot is not None and not opts.as_json:
         streams.report.print()
         streams.report.print(Text("Write a picture with -o graph.svg (or .png, .pdf, .dot; -o - prints DOT)."),
@@ -351,7 +369,7 @@ def _print_expression_error(streams, out: Outcome) -> None:
         detail = caret.split("\n", 1)[1] if "\n" in caret else ""
         if detail:
             head += "\n" + detail
-    print(head, file=sys.stderr)
+    print(visible(head), file=sys.stderr)
     sys.stderr.flush()
     explain_render.print_explanation(err["_explanation"], file=streams.err.file,
                                      width=min(100, streams.err.width))

@@ -36,9 +36,10 @@ def html_target(path):
 
 def write(path: str, page: str) -> None:
     from gradviz.render.files import atomic_write
+    from gradviz.safe_text import utf8  # a script's text may hold lone surrogates: escaped, not fatal
 
     try:
-        atomic_write(path, page.encode("utf-8"))
+        atomic_write(path, utf8(page))
     except OSError as e:
         raise CommandError(f"cannot write '{path}': {e.strerror or e}", EXIT_USAGE) from None
 

@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..safe_text import visible, visible_line  # names and paths printed: shown, never obeyed
 from . import EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
 from . import report as report_page
@@ -252,7 +253,7 @@ def _run(opts: RunOptions, program, send) -> int:
         from rich.text import Text
 
         streams.report.print()
-        streams.report.print(Text(f"Report written to {html_path}"), soft_wrap=True)
+        streams.report.print(Text(f"Report written to {visible(html_path)}"), soft_wrap=True)
     if result.stopped == "timeout":
         streams.err.print(f"gradviz: the script was stopped after {opts.timeout:g} s (--timeout); "
                           "the table shows what it had computed", soft_wrap=True, markup=False)
@@ -319,7 +320,7 @@ def _print_changes(streams, before: tuple, after: tuple, title: str) -> None:
     title = f"{title}: {', '.join(what)}" if what else title
     tables.print_tensors(streams.report, changed, title, empty="no tensor made or changed")
     if gone:
-        streams.report.print(Text(f"No longer named: {', '.join(gone)}"), soft_wrap=True)
+        streams.report.print(Text(f"No longer named: {', '.join(visible_line(g) for g in gone)}"), soft_wrap=True)
 
 
 def _locals_hint(names, program) -> Optional[str]:
@@ -362,7 +363,7 @@ def _status(result, report) -> int:
 
 
 def _print_error(err: CommandError) -> None:
-    print(f"gradviz run: error: {err.message}", file=sys.stderr)
+    print(f"gradviz run: error: {visible(err.message)}", file=sys.stderr)
 
 
 # --------------------------------------------------------------------------- the graph
@@ -468,17 +469,17 @@ def _print_graph_report(opts, streams, rep: GraphReport, target) -> None:
         return
     con = streams.report
     con.print()
-    con.print(Text(f"Graph of {root_names(rep)}: {len(rep.snapshot.nodes)} backward nodes, "
-                   f"{len(rep.snapshot.ops)} forward ops; root chosen by {rep.how}"), soft_wrap=True)
+    con.print(Text(f"Graph of {visible_line(root_names(rep))}: {len(rep.snapshot.nodes)} backward nodes, "
+                   f"{len(rep.snapshot.ops)} forward ops; root chosen by {visible_line(rep.how)}"), soft_wrap=True)
     for note in rep.notes:
         streams.note(note)
     if opts.tree or (opts.backward_twice and target is None):
         common.print_tree(streams, rep.snapshot)
     if rep.first is not None and not rep.first.ok:
         con.print()
-        con.print(Text(f"Backward on {root_names(rep)} (run by gradviz for --backward-twice) raised:",
+        con.print(Text(f"Backward on {visible_line(root_names(rep))} (run by gradviz for --backward-twice) raised:",
                        style="bold red"))
-        con.print(Text(rep.first.error_line), soft_wrap=True)
+        con.print(Text(visible(rep.first.error_line)), soft_wrap=True)
     if rep.second is not None:
         common.print_second_backward(streams, rep.second, common.freed_count(rep.snapshot), root_names(rep))
     if rep.outcome is not None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import collapse, estimate
+from ..safe_text import utf8, visible_line
 from .files import atomic_write
 from .values import format_shape
 from .layout import (DEFAULT_MAX_PIXELS, DEFAULT_TIMEOUT, MAX_SIDE, GraphvizNotFound, ImageTooLarge,  # noqa: F401
@@ -191,12 +192,39 @@ class Graph:
 # --------------------------------------------------------------------------- building
 
 
+# Graphviz refuses a quoted string over 16,384 bytes (the .dot would be invalid), and a
+# line thousands of characters long is unreadable in a picture anyway.
+MAX_LABEL_LINE = 500  # characters of one line of a label; the rest is counted, not drawn
+MAX_LABEL_BYTES = 15_000  # of a whole label as written in the DOT
+
+
 def _label(*lines, end="\\n"):
-    """A DOT label: lines joined by Graphviz's \\n (centred) or \\l (left-aligned),
-    backslashes kept literal, never read as HTML."""
+    """A DOT label: lines joined by Graphviz's \\n (centred) or \\l (left-aligned), never
+    read as HTML. Every label of the picture is made here, so what a script named is drawn
+    as it is: control characters and lone surrogates shown as escapes (a NUL would end the
+    string), backslashes and entities kept literal (Graphviz would draw ``&amp;`` as ``&``
+    and ``&#x41;`` as ``A``), an over-long line shortened visibly."""
     import graphviz
-    text = end.join(str(x).replace("\\", "\\\\") for x in lines if x)
+    parts = [_label_line(str(x)) for x in lines if x]
+    text = end.join(parts)
+    if len(text.encode("utf-8")) > MAX_LABEL_BYTES:
+        size, kept = 0, []
+        for part in parts:
+            size += len(part.encode("utf-8")) + len(end)
+            if size > MAX_LABEL_BYTES - 100:
+                break
+            kept.append(part)
+        kept.append(f"… {len(parts) - len(kept):,} more lines")
+        text = end.join(kept)
     return graphviz.nohtml(text + end if end == "\\l" else text)
+
+
+def _label_line(line: str) -> str:
+    """One line of a label as DOT writes it (see ``_label``)."""
+    line = visible_line(line)
+    if len(line) > MAX_LABEL_LINE:
+        line = f"{line[:MAX_LABEL_LINE]}… ({len(line) - MAX_LABEL_LINE:,} more characters)"
+    return line.replace("\\", "\\\\").replace("&", "&amp;")
 
 
 def _shape(shape):
@@ -363,7 +391,7 @@ class _Builder:
             lines.append(_site(n.site))
         attrs = {}
         if n.site:
-            attrs["tooltip"] = f"{n.site[0]}:{n.site[1]}"
+            attrs["tooltip"] = _label(f"{n.site[0]}:{n.site[1]}")
         if n.leaf is not None:
             attrs["fillcolor"] = LEAF
             self.used.add("accumulate")
@@ -421,7 +449,7 @@ class _Builder:
             lines = [op.name] + ([_site(op.site)] if self.show_sites else [])
             attrs = {"shape": "ellipse", "fillcolor": OP}
             if op.site:
-                attrs["tooltip"] = f"{op.site[0]}:{op.site[1]}"
+                attrs["tooltip"] = _label(f"{op.site[0]}:{op.site[1]}")
             if op.during_backward:
                 attrs["style"] = "filled,dashed"
                 self.used.add("op_backward")
@@ -632,7 +660,7 @@ def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOU
                          f"(use .dot, .gv, .svg, .png or .pdf)" if ext else
                          f"cannot write '{path}': add an extension (.dot, .svg, .png or .pdf)")
     if fmt == "dot":
-        atomic_write(path, source.encode("utf-8"))
+        atomic_write(path, utf8(source))
         return RenderResult(path, "dot", notes=tuple(notes))
     try:
         if estimate is not None and (estimate.pixels > OVER * max_pixels or max(estimate.width, estimate.height)
@@ -646,7 +674,7 @@ def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOU
             raise
         # Keep the DOT, so the graph is not lost: it can be rendered elsewhere.
         dot_path = _free_name(os.path.splitext(path)[0], ".dot")
-        atomic_write(dot_path, source.encode("utf-8"))
+        atomic_write(dot_path, utf8(source))
         err = type(e)(f"{e}; the DOT source was written to {dot_path}")
         err.width, err.height = getattr(e, "width", None), getattr(e, "height", None)
         raise err from None

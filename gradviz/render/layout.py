@@ -27,6 +27,8 @@ import shutil
 import subprocess
 import sys
 
+from ..safe_text import utf8
+
 DEFAULT_MAX_PIXELS = 50_000_000  # about 7000 x 7000
 MAX_SIDE = 32_000  # cairo cannot draw wider or taller than 32767 px
 DEFAULT_TIMEOUT = 120  # seconds for each Graphviz step
@@ -67,7 +69,7 @@ def draw(source: str, fmt: str, max_pixels: int = DEFAULT_MAX_PIXELS,
         raise GraphvizNotFound("cannot render: neither pygraphviz nor Graphviz's `dot` program is installed "
                                "(pip install pygraphviz, or install Graphviz, e.g. `apt-get install graphviz`)")
     layout_cmd, draw_cmd = _commands(which, fmt)
-    laid_out = _run(layout_cmd, source.encode("utf-8"), timeout, "lay out the graph")
+    laid_out = _run(layout_cmd, utf8(source), timeout, "lay out the graph")
     width, height = _size(laid_out.decode("utf-8", "replace"))
     if width * height > max_pixels or max(width, height) > MAX_SIDE:
         err = ImageTooLarge(f"refusing to render a {width:,} x {height:,} px picture (over the budget of "

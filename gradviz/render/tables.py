@@ -260,7 +260,7 @@ def print_tensors(console: Console, tensors, title: str, opts: Optional[ValueOpt
     table fits or with --full-values), then what its compact columns mean."""
     console.print()
     if not tensors:
-        print_trimmed(console, Text(f"{title}: {empty}"))
+        print_trimmed(console, Text(f"{visible_line(title)}: {empty}"))
         if hint:
             print_trimmed(console, Text(hint))
         return

@@ -48,7 +48,7 @@ def backward_tree(snap, *, max_depth=200, max_nodes=2000, max_children=12, width
     loops = _loops(snap)
     below = _heights(snap)
     roots = ", ".join(r.name or "?" for r in snap.roots) or "?"
-    top = Tree(Text.assemble(("backward graph of ", "bold"), (roots, "bold green")))
+    top = Tree(Text.assemble(("backward graph of ", "bold"), (_v(roots), "bold green")))
     parts = [top]
     seen = set()
     shown = 0
@@ -59,7 +59,7 @@ def backward_tree(snap, *, max_depth=200, max_nodes=2000, max_children=12, width
     stack = []
     for r in reversed(snap.roots):
         if r.node is None:
-            top.add(Text(f"{r.name or 'root'}: no grad_fn (leaf or no grad)", style="dim"))
+            top.add(Text(f"{_v(r.name or 'root')}: no grad_fn (leaf or no grad)", style="dim"))
         else:
             stack.append((top, r.node, 0, 0, None))
     pending = []  # (Tree of a continued part, node, depth): walked once the current part is done
@@ -112,7 +112,7 @@ def backward_tree(snap, *, max_depth=200, max_nodes=2000, max_children=12, width
             node, run = _run_end(node, nodes, seen, loops)
             if run:
                 seen.update(run)
-                branch = branch.add(_fit(Text(f"×{len(run)} {node.label_name} (same node repeated: "
+                branch = branch.add(_fit(Text(f"×{len(run)} {_v(node.label_name)} (same node repeated: "
                                               f"{run[0]} … {run[-1]})", style="yellow"), room - GUIDE))
                 local += 1
                 node = nodes[run[-1]]
@@ -276,7 +276,7 @@ def _node_text(node, edge, show_sites, names):
             t.append(" → " + ", ".join(_v(n) for n in node.output_names), style="green")
     detail = Text(f"  {node.id}", style="dim")
     if show_sites and node.site:
-        detail.append(f"  {os.path.basename(node.site[0])}:{node.site[1]}", style="dim")
+        detail.append(f"  {_v(os.path.basename(node.site[0]))}:{node.site[1]}", style="dim")
     return [t + grad + detail, t + grad + Text(f"  {node.id}", style="dim"), t + grad, t]
 
 
@@ -304,7 +304,7 @@ def _saved_text(x, node, names):
     heads.append(Text.assemble((x.attr, "yellow"), shape))
     if x.freed:
         call = node.freed_by
-        where = f" at {os.path.basename(call.site[0])}:{call.site[1]}" if call and call.site else ""
+        where = f" at {_v(os.path.basename(call.site[0]))}:{call.site[1]}" if call and call.site else ""
         tails = [Text(f"  freed by {call.kind if call else 'backward'}{where}", style="red"),
                  Text("  freed", style="red")]
     elif x.stale:

@@ -25,6 +25,8 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
+from ..safe_text import visible_line
+
 #: Tensors of at most this many elements have their values listed; larger ones are summarised.
 LIST_LIMIT = 8
 #: Significant digits of listed values and of summaries (min, max, mean), by default.
@@ -321,9 +323,9 @@ def nonfinite_lines(tensors) -> list:
     for t in tensors:
         bad = _nonfinite(t.stats)
         if bad:
-            out.append(f"{t.name} has {' and '.join(bad)} values")
+            out.append(f"{visible_line(t.name)} has {' and '.join(bad)} values")
         if t.grad is not None:
             bad = _nonfinite(t.grad.stats)
             if bad:
-                out.append(f"{t.name}.grad has {' and '.join(bad)} values")
+                out.append(f"{visible_line(t.name)}.grad has {' and '.join(bad)} values")
     return out
