@@ -216,6 +216,30 @@ class _Seconds(click.ParamType):
 
 
 TIMEOUT = _Seconds()
+
+
+class _Seed(click.ParamType):
+    """A seed manual_seed takes: an integer from -2**63 to 2**64 - 1 (negative ones wrap,
+    as in PyTorch). Checked here so an out-of-range seed is a usage error, not the
+    expression's failure."""
+    name = "integer"
+    LOW, HIGH = -2 ** 63, 2 ** 64 - 1
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            seed = value
+        else:
+            try:
+                seed = int(str(value).strip(), 10)
+            except ValueError:
+                self.fail(f"{value!r} is not a valid integer.", param, ctx)
+        if not self.LOW <= seed <= self.HIGH:
+            self.fail(f"{seed} is not a seed manual_seed takes: give an integer from {self.LOW} to {self.HIGH}",
+                      param, ctx)
+        return seed
+
+
+SEED = _Seed()
 PRECISION = click.IntRange(min=1, max=17)
 
 
@@ -339,7 +363,7 @@ def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_v
               help="Shape of every free name (leaf), e.g. 3,3 or 3x3 (default: 3).")
 @click.option("--var", "var", multiple=True, metavar="NAME=SPEC",
               help="One leaf's shape (a=3x3) or value (x=\"linspace(0,1,5)\", w=\"[1.,2.]\"); repeatable.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed for the random leaves, so runs repeat.")
 @click.option("--dtype", type=click.Choice(["float32", "float64", "float16", "bfloat16"]), default=None,
               help="dtype of the leaves (default float32).")

@@ -204,6 +204,17 @@ CASES = [
          1, r"^gradviz explain: error: the script did not reach an error within 1 s", one_line=True),
     Case("explain-graph-unknown-extension", lambda t: ["explain", SEED, "--graph", t / "g.txt"], 2,
          r"^gradviz explain: error: cannot write '.*g\.txt': unknown graph format", one_line=True),
+    # ------------------------------------------------------------------ seeds manual_seed refuses (issue 23)
+    # an option error (exit 2, one line), not the expression's failure with an explain panel
+    Case("graph-seed-above-uint64", lambda t: ["graph", "x.sum()", "--seed", str(2 ** 64)], 2,
+         r"^gradviz graph: error: Invalid value for '--seed': 18446744073709551616 is not a seed manual_seed "
+         r"takes: give an integer from -9223372036854775808 to 18446744073709551615", one_line=True),
+    Case("graph-seed-below-int64", lambda t: ["graph", "x.sum()", f"--seed={-2 ** 63 - 1}", "--engine", "torch"],
+         2, r"^gradviz graph: error: Invalid value for '--seed': -9223372036854775809 is not a seed", one_line=True),
+    Case("graph-seed-expression", lambda t: ["graph", "x.sum()", "--seed", "2**64"], 2,
+         r"^gradviz graph: error: Invalid value for '--seed': '2\*\*64' is not a valid integer", one_line=True),
+    Case("graph-seed-edges-accepted", lambda t: ["graph", "x.sum()", "--seed", str(2 ** 64 - 1)], 0, r"^$"),
+    Case("graph-seed-negative-accepted", lambda t: ["graph", "x.sum()", f"--seed={-2 ** 63}"], 0, r"^$"),
     # ------------------------------------------------------------------ the group
     Case("unknown-command", lambda t: ["plot"], 2, r"^gradviz: error: No such command 'plot'", one_line=True),
 ]

@@ -201,3 +201,108 @@ def test_tables_and_json_keep_the_imaginary_part(tmp_path, engine):
     assert z["data"] == [0.5, -1.25]  # record.py's real parts, for the conformance scorer
     assert z["imag"]["data"] == [1.0, -2.5]
     assert z["grad"]["imag"]["data"] == [2.0, -5.0]
+
+
+# ---------------------------------------------------------------------------------------
+# issue 23: Python numbers a dtype cannot hold, non-tensor arguments, keyword forms
+
+CONVERSIONS = [
+    # beyond int64: THPUtils_unpackLong's ValueError, whatever the nesting
+    "T.tensor([10**19])", "T.tensor(10**19)", "T.tensor([-2**63-1])", "T.tensor([2**63])", "T.tensor(2**64)",
+    "T.tensor([[1], [10**19]])", "T.tensor(((10**19,),))", "T.tensor([True, 10**19])", "T.as_tensor([10**19])",
+    "T.tensor([T.tensor(1), 10**19])", "T.tensor([1]).new_tensor([10**19])", "T.LongTensor([10**19])",
+    # the edges of int64 are kept exactly
+    "T.tensor([-2**63, 2**63-1])", "T.tensor([2**63-1, 1.5], dtype=T.int64)", "T.tensor([9.2e18], dtype=T.int64)",
+    # a smaller integer dtype: checked_convert's RuntimeError; unsigned lets -max..-1 wrap
+    "T.tensor([2**31], dtype=T.int32)", "T.tensor([-2**31-1], dtype=T.int32)", "T.tensor([2**63], dtype=T.int32)",
+    "T.tensor([300], dtype=T.uint8)", "T.tensor(300, dtype=T.uint8)", "T.tensor([-1, -255], dtype=T.uint8)",
+    "T.tensor([-256], dtype=T.uint8)", "T.tensor([128], dtype=T.int8)", "T.tensor([-128, 127], dtype=T.int8)",
+    "T.tensor([70000], dtype=T.int16)", "T.tensor([300, 10**19], dtype=T.uint8)",
+    "T.tensor([10**19, 300], dtype=T.uint8)", "T.as_tensor([300], dtype=T.uint8)", "T.ByteTensor([300])",
+    "T.tensor([1], dtype=T.uint8).new_tensor([300])", "T.tensor([np.int64(300)], dtype=T.uint8)",
+    # floats into integers: compared in double, nan and inf refused
+    "T.tensor([1e20], dtype=T.int64)", "T.tensor([2.0**63], dtype=T.int64)", "T.tensor([-1.5], dtype=T.uint8)",
+    "T.tensor([255.9], dtype=T.uint8)", "T.tensor([127.9], dtype=T.int8)", "T.tensor([float('nan')], dtype=T.int8)",
+    "T.tensor([float('inf')], dtype=T.int32)", "T.tensor([np.float32(1e20)], dtype=T.int32)",
+    "T.tensor([1, 2.5], dtype=T.int64)",
+    # floating and complex dtypes take any int a double holds
+    "T.tensor(10**19, dtype=T.float32)", "T.tensor([10**19], dtype=T.float64)", "T.tensor([1.0, 10**19])",
+    "T.tensor([10**19], dtype=T.float16)", "T.tensor([10**400], dtype=T.float32)", "T.tensor([1.5, 10**400])",
+    "T.tensor([10**19 + 0j])", "T.tensor([10**400], dtype=T.complex64)", "T.Tensor([10**19])",
+    # bool takes any number
+    "T.tensor([10**400], dtype=T.bool)", "T.tensor([1e-50], dtype=T.bool)", "T.tensor([-1, 1j], dtype=T.bool)",
+    # a sequence where a number belongs, met in PyTorch's order
+    "T.tensor([1, [2]])", "T.tensor([1.0, [2]])", "T.tensor([1, (2,)])", "T.tensor([[1, 2], [3, [4]]])",
+    "T.tensor([1, [2]], dtype=T.bool)", "T.tensor([1, [2]], dtype=T.complex64)", "T.tensor([1.0, 1j], dtype=T.float32)",
+    "T.tensor([1j], dtype=T.int64)", "T.tensor([[10**19], [1, 2]])", "T.tensor([[1, 2], [10**19]])",
+    "T.tensor([[1, 2], 10**19])",
+]
+
+
+@pytest.mark.parametrize("expression", CONVERSIONS)
+def test_python_numbers_are_stored_as_pytorchs(expression):
+    assert outcome(lambda: eval(expression, {"T": gtorch, "np": np})) == \
+        outcome(lambda: eval(expression, {"T": torch, "np": np}))
+
+
+NOT_TENSORS = ["T.sum(x.grad_fn)", "T.sum(1)", "T.sum([1, 2])", "T.sum(None)", "T.mean(x.grad_fn)",
+               "T.where(True, x, x)", "T.where(False, x, x)", "T.where(1, x, x)", "T.where(None, x, x)",
+               "T.where(np.bool_(True), x, x)", "T.where(x.grad_fn, x, x)", "T.where([True, False], x, x)",
+               "T.where([[True]], x, x)", "T.where((True,), x, x)", "T.where([], x, x)", "T.where(True, 1, 2)",
+               "T.where(True, x, 1.0)", "T.where(True)", "T.where(x.grad_fn)", "T.where(x > 2, x, 0.0)"]
+
+
+@pytest.mark.parametrize("expression", NOT_TENSORS)
+def test_non_tensor_arguments_fail_as_pytorchs(expression):
+    def run(T):
+        x = T.tensor([1.0, 3.0], requires_grad=True) * 2
+        return outcome(lambda: eval(expression, {"T": T, "np": np, "x": x}))
+    assert run(gtorch) == run(torch)
+
+
+KEYWORD_FORMS = ["x.new_ones(size=(2,))", "x.new_zeros(size=[2, 1])", "x.new_empty(size=(1, 2)).shape",
+                 "x.new_full(size=(2,), fill_value=3)", "x.new_ones(size=(2,), dtype=T.int64)",
+                 "x.new_zeros(size=(2,), requires_grad=True)", "x.new_ones((2,), size=(3,))",
+                 "x.new_ones(2, size=(3,))", "x.new_ones()", "x.new_zeros(2, 3)", "x.new_zeros((2, 3))",
+                 "T.arange(end=5)", "T.arange(start=1, end=5)", "T.arange(1, end=5, step=2)",
+                 "T.arange(0, 5, step=2)", "T.arange(5, end=7)", "T.arange(end=5, start=1)",
+                 "T.arange(start=1, end=4.5, step=0.5)", "T.arange(end=3, dtype=T.float64)",
+                 "T.arange(end=T.tensor(3))", "T.arange(5)", "T.arange(1, 4)", "T.arange(1, 10, 3)",
+                 "T.arange(start=1)", "T.arange(step=2)", "T.arange(end=5, step=2)", "T.arange(5, step=2)",
+                 "T.arange()", "T.arange(5, None)", "T.arange(None)", "T.arange(1, 5, None)",
+                 "T.arange(start=0, step=2)", "T.arange(1, 2, 3, step=2)", "T.arange(1, start=2)",
+                 "T.arange(1, 5, 2, 3)", "T.arange(end=5, foo=3)"]
+
+
+@pytest.mark.parametrize("expression", KEYWORD_FORMS)
+def test_keyword_forms_of_factories(expression):
+    def run(T):
+        x = T.ones(2, 3)
+        return outcome(lambda: eval(expression, {"T": T, "x": x}))
+    assert run(gtorch) == run(torch)
+
+
+_INT_DTYPES = ["int64", "int32", "int16", "int8", "uint8", "bool", "float32", "float64", "float16", None]
+_EDGES = [0, 1, -1, 127, 128, -129, 255, 256, -256, 2 ** 15, 2 ** 31, -2 ** 31 - 1, 2 ** 63 - 1, 2 ** 63,
+          -2 ** 63, -2 ** 63 - 1, 2 ** 64, 10 ** 19]
+
+
+def test_any_python_ints_are_stored_as_pytorchs():
+    """Property: any nested list of Python ints (near every integer type's edges, or anywhere),
+    in any dtype, gives PyTorch's tensor or PyTorch's error."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    number = st.one_of(st.sampled_from(_EDGES), st.integers(min_value=-2 ** 70, max_value=2 ** 70),
+                       st.floats(allow_nan=True, allow_infinity=True, width=64))
+    rows = st.integers(1, 3).flatmap(lambda n: st.lists(st.lists(number, min_size=n, max_size=n), min_size=1,
+                                                        max_size=3))
+    data = st.one_of(number, st.lists(number, max_size=4), rows)
+
+    @settings(max_examples=300, deadline=None, derandomize=True, database=None)
+    @given(data, st.sampled_from(_INT_DTYPES))
+    def check(value, dtype):
+        def run(T):
+            return outcome(lambda: T.tensor(value, dtype=None if dtype is None else getattr(T, dtype)))
+        assert run(gtorch) == run(torch)
+    check()

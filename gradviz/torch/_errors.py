@@ -593,7 +593,34 @@ def seed_type(type_name):
 
 
 def seed_overflow():
+    return unpack_long_overflow()
+
+
+# ----- Python numbers unpacked for a tensor (torch.tensor's data, manual_seed) ----------
+def unpack_long_overflow():
+    """THPUtils_unpackLong on an int beyond int64."""
     return ValueError("Overflow when unpacking long long")
+
+
+def value_overflow(type_word):
+    """c10::checked_convert refusing a number the tensor's dtype cannot hold."""
+    return RuntimeError(f"value cannot be converted to type {type_word} without overflow")
+
+
+def python_type_name(value):
+    """CPython's tp_name, which PyTorch's messages print: bare for Python classes, module-
+    qualified for numpy's scalars (C types that name their module)."""
+    kind = type(value)
+    return f"numpy.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__
+
+
+def not_an_integer(value):
+    return TypeError(f"'{python_type_name(value)}' object cannot be interpreted as an integer")
+
+
+def not_a_real_number(value):
+    """PyFloat_AsDouble's words, which are not those of Python's float()."""
+    return TypeError(f"must be real number, not {python_type_name(value)}")
 
 
 def generator_offset():
@@ -621,7 +648,12 @@ _FACTORY_OPTIONS = ("Tensor out = None, torch.dtype dtype = None, torch.layout l
                     "None, bool pin_memory = False, bool requires_grad = False")
 _LIKE_OPTIONS = ("torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = None, "
                  "torch.device device = None, bool pin_memory = False, bool requires_grad = False")
+_ARANGE_OPTIONS = ("torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+                   "bool pin_memory = False, bool requires_grad = False")
 _OVERLOADS = {
+    "arange": [f"(Number end, *, Tensor out = None, {_ARANGE_OPTIONS})",
+               f"(Number start, Number end, *, {_ARANGE_OPTIONS})",
+               f"(Number start, Number end, Number step = 1, *, Tensor out = None, {_ARANGE_OPTIONS})"],
     "randint": [f"(int high, tuple of ints size, *, torch.Generator generator, {_FACTORY_OPTIONS})",
                 f"(int high, tuple of ints size, *, {_FACTORY_OPTIONS})",
                 f"(int low, int high, tuple of ints size, *, torch.Generator generator, {_FACTORY_OPTIONS})",
@@ -635,6 +667,46 @@ _OVERLOADS = {
         "Tensor input, int low, int high", "Tensor input, Tensor high", "Tensor input, int high")
         for generator in ("torch.Generator generator, ", "")],
 }
+
+
+_WHERE_OVERLOADS = (((), "Tensor condition"),
+                    ((), "Tensor condition, Tensor input, Tensor other, *, Tensor out = None"),
+                    (("Tensor", "Number", "Tensor"), "Tensor condition, Number self, Tensor other"),
+                    (("Tensor", "Tensor", "Number"), "Tensor condition, Tensor input, Number other"),
+                    (("Tensor", "Number", "Number"), "Tensor condition, Number self, Number other"))
+
+
+def where_invalid_arguments(args):
+    """where() given three positional arguments it cannot take. ``args`` holds, for each,
+    (type word, the word PyTorch uses when matching: 'list of [int, float]', 'Tensor' when it
+    is one). PyTorch says why only for the overloads that take numbers, and its matcher
+    accepts no value in a Number slot: each is marked."""
+    got = ", ".join(word for word, _, _ in args)
+    lines = []
+    for slots, signature in _WHERE_OVERLOADS:
+        lines.append(f" * ({signature})\n")
+        if slots and len(args) == len(slots):
+            marked = ", ".join(match if kind == slot == "Tensor" else f"!{match}!"
+                               for (_, match, kind), slot in zip(args, slots))
+            lines.append(f"      didn't match because some of the arguments have invalid types: ({marked})\n")
+    return TypeError(f"where() received an invalid combination of arguments - got ({got}), but expected one "
+                     f"of:\n{''.join(lines)}")
+
+
+def parser_got(args, keywords):
+    """What PyTorch's parser says it got: the positional types, then the keywords in reverse
+    order, each keyword followed by a comma when nothing positional came first."""
+    words = [_parser_type(v) for v in args]
+    named = [f"{k}={_parser_type(v)}" for k, v in reversed(list(keywords.items()))]
+    if words:
+        return words + named
+    return ["".join(f"{w}, " for w in named)] if named else []
+
+
+def _parser_type(value):
+    # tensors and dtypes are named by what they are to the parser, not by their classes
+    kind = type(value).__name__
+    return {"Tensor": "Tensor", "dtype": "torch.dtype"}.get(kind, python_type_name(value))
 
 
 def invalid_arguments(function, got):

@@ -6,12 +6,15 @@ import math
 
 import numpy as np
 
-from . import _dtypes, _errors, _kernels as K, _ops, _tensor
+from . import _dtypes, _errors, _kernels as K, _ops, _scalar_store, _tensor
 from ._functions import _bool, _float, _int, _max, _new_leaf, _resolve_dtype, _shape_args, apply
 
 
-def _infer_array(data):
-    """A numpy array with PyTorch's inferred dtype for Python data."""
+def _infer_array(data, dtype=None):
+    """A numpy array of ``data`` in ``dtype``, or in PyTorch's inferred dtype for Python data.
+
+    Python numbers are unpacked one by one for that dtype (see _scalar_store), so a number
+    the dtype cannot hold raises PyTorch's error instead of wrapping in numpy."""
     if isinstance(data, _tensor.Tensor):
         return data._data
     if isinstance(data, np.ndarray):
@@ -21,44 +24,25 @@ def _infer_array(data):
         if builtins.any(isinstance(v, _tensor.Tensor) for v in flat):
             data = _nested_map(data, lambda v: v._data if isinstance(v, _tensor.Tensor) else v)
             flat = [np.asarray(v).reshape(-1)[0] if isinstance(v, np.ndarray) else v for v in _flatten_python(data)]
-        kinds = {_scalar_kind(v) for v in flat}
-        _check_nested_lengths(data)
-        arr = np.array(data)
-        if "c" in kinds:
-            return arr.astype(_dtypes.DEFAULTS.float_dtype.to_complex().np)
-        if "f" in kinds:
-            return arr.astype(_dtypes.DEFAULTS.float_dtype.np)
-        if "i" in kinds:
-            return arr.astype(np.int64)
-        if "b" in kinds:
-            return arr.astype(np.bool_)
-        return arr.astype(_dtypes.DEFAULTS.float_dtype.np)
-    kind = _scalar_kind(data)
-    return np.array(data, dtype={"c": _dtypes.DEFAULTS.float_dtype.to_complex().np,
-                                 "f": _dtypes.DEFAULTS.float_dtype.np, "i": np.int64, "b": np.bool_}[kind])
+        target = dtype or _inferred_dtype({_scalar_kind(v) for v in flat})
+    else:
+        target = dtype or _inferred_dtype({_scalar_kind(data)})
+    stored = np.array(_scalar_store.store_nested(data, target))
+    with np.errstate(over="ignore"):  # PyTorch rounds 1e19 to float16's inf without a word
+        return stored.astype(target.np)
 
 
-def _check_nested_lengths(data):
-    """PyTorch's ragged-list errors: every sequence at a depth has the length of the first
-    one there (sizes follow the first elements), and sequences stop at the same depth."""
-    sizes, probe = [], data
-    while isinstance(probe, (list, tuple)):
-        sizes.append(len(probe))
-        if not probe:
-            break
-        probe = probe[0]
-    stack = [(data, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if depth == len(sizes):
-            continue
-        if not isinstance(item, (list, tuple)):
-            if isinstance(item, (np.ndarray, _tensor.Tensor)):
-                continue
-            raise TypeError("not a sequence")
-        if len(item) != sizes[depth]:
-            raise ValueError(f"expected sequence of length {sizes[depth]} at dim {depth} (got {len(item)})")
-        stack.extend((child, depth + 1) for child in reversed(item))
+def _inferred_dtype(kinds):
+    """PyTorch's dtype for Python data holding these kinds of scalars (empty: the default)."""
+    if "c" in kinds:
+        return _dtypes.DEFAULTS.float_dtype.to_complex()
+    if "f" in kinds:
+        return _dtypes.DEFAULTS.float_dtype
+    if "i" in kinds:
+        return _dtypes.int64
+    if "b" in kinds:
+        return _dtypes.bool
+    return _dtypes.DEFAULTS.float_dtype
 
 
 def _scalar_kind(v):
@@ -97,17 +81,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         import warnings
         warnings.warn(_errors.COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
     dtype = _resolve_dtype(dtype)
-    if dtype is not None and dtype.is_floating_point and not isinstance(data, (_tensor.Tensor, np.ndarray)):
-        # Python numbers go straight to the requested precision (0.3 stays 0.3 in float64),
-        # rather than through the default dtype first.
-        previous = _dtypes.DEFAULTS.float_dtype
-        _dtypes.DEFAULTS.float_dtype = dtype if dtype.itemsize >= 4 else _dtypes.float32
-        try:
-            array = np.array(_infer_array(data), copy=True)
-        finally:
-            _dtypes.DEFAULTS.float_dtype = previous
-    else:
-        array = np.array(_infer_array(data), copy=True)
+    # Python numbers go straight to the requested dtype (0.3 stays 0.3 in float64, 10**19
+    # is a float64 and not an int64 first), as PyTorch stores each one for it.
+    array = np.array(_infer_array(data, dtype), copy=True)
     if dtype is not None:
         array = array.astype(dtype.np)
     return _new_leaf(array, requires_grad)
@@ -211,15 +187,18 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, m
     return _like(lambda s, d: np.full(s, fill_value, dtype=d), input, dtype, requires_grad)
 
 
-def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **keyword):
+    size = _factory_size("new_zeros", size, keyword)  # PyTorch also takes size=(2, 3)
     return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **keyword):
+    size = _factory_size("new_ones", size, keyword)  # PyTorch also takes size=(2, 3)
     return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **keyword):
+    size = _factory_size("new_empty", size, keyword)  # PyTorch also takes size=(2, 3)
     return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
@@ -231,10 +210,8 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
-    if end is None:
-        start, end = 0, start
-    values = [start, end, step]
+def arange(*args, dtype=None, device=None, requires_grad=False, out=None, **bounds):
+    values = list(_arange_bounds(args, bounds))
     values = [v.item() if isinstance(v, _tensor.Tensor) else v for v in values]
     if dtype is None:
         dtype = (_dtypes.DEFAULTS.float_dtype if builtins.any(isinstance(v, _float) for v in values) else _dtypes.int64)
@@ -247,6 +224,25 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     K.check_allocation(n, dt.np)
     data = (values[0] + np.arange(n, dtype=np.float64) * values[2]).astype(dt.np)
     return _new_leaf(data, requires_grad)
+
+
+def _arange_bounds(args, bounds):
+    """(start, end, step) from PyTorch's overloads arange(end), arange(start, end) and
+    arange(start, end, step), each bound given by position or by name."""
+    if len(args) == 1 and not bounds:
+        if args[0] is None:
+            raise _errors.argument_type("arange", "end", 1, "Number", "NoneType")
+        return 0, args[0], 1
+    if not args and builtins.list(bounds) == ["end"]:
+        return 0, bounds["end"], 1
+    named = dict(zip(("start", "end", "step"), args))
+    fits = len(args) <= 3 and builtins.all(k in ("start", "end", "step") and k not in named for k in bounds)
+    named.update(bounds)
+    if fits and "start" in named and "end" in named and None not in named.values():
+        return named["start"], named["end"], named.get("step", 1)
+    if len(args) + len(bounds) == 1 and "end" not in named:
+        raise TypeError('arange() missing 1 required positional arguments: "end"')
+    raise _errors.invalid_arguments("arange", _errors.parser_got(args, bounds))
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -304,7 +300,7 @@ def legacy_constructor(cls, args, kwargs, dtype=None):
         return _new_leaf(np.zeros(tuple(args), dtype=dt.np), cls=cls)
     if len(args) == 1 and isinstance(args[0], _tensor.Size):
         return _new_leaf(np.zeros(tuple(args[0]), dtype=dt.np), cls=cls)
-    return _new_leaf(np.array(_infer_array(args[0]), dtype=dt.np), cls=cls)
+    return _new_leaf(np.array(_infer_array(args[0], dt), dtype=dt.np), cls=cls)
 
 
 def to_dtype(input, dtype):

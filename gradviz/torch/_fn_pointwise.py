@@ -324,6 +324,8 @@ def tensor_where(self, condition, y):
 
 
 def where(condition, input=None, other=None):
+    if not isinstance(condition, _tensor.Tensor):
+        _refuse_where(condition, input, other)
     if input is None:
         return tuple(_new_leaf(i.astype(np.int64)) for i in np.nonzero(condition._data))
     if condition._data.dtype != np.bool_:
@@ -332,6 +334,27 @@ def where(condition, input=None, other=None):
     input, other = _other(input), _other(other)
     K.broadcast_shapes(*(np.shape(getattr(x, "_data", x)) for x in (condition, input, other)))
     return apply(_ops.where, (condition, input, other), {})
+
+
+def _refuse_where(condition, input, other):
+    """PyTorch's parser on a condition that is not a tensor (where(True, x, x)): one
+    argument has a single overload to blame, three get the list of overloads."""
+    given = [condition] + [v for v in (input, other) if v is not None]
+    if len(given) != 3:
+        raise _errors.argument_type("where", "condition", 1, "Tensor", _errors.python_type_name(condition))
+    raise _errors.where_invalid_arguments([_parser_words(v) for v in given])
+
+
+def _parser_words(value):
+    """(type word, matching word, 'Tensor' or None) as PyTorch's parser describes a value."""
+    if isinstance(value, _tensor.Tensor):
+        return "Tensor", "Tensor", "Tensor"
+    word = _errors.python_type_name(value)
+    if isinstance(value, (list, tuple)):
+        items = ", ".join(_errors.python_type_name(v) for v in value)
+        match = f"list of [{items}]" if isinstance(value, list) else f"tuple of ({items}{',' if len(value) == 1 else ''})"
+        return word, match, None
+    return word, word, None
 
 
 def _check_lerp_dtypes(input, end, weight):

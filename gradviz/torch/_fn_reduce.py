@@ -10,6 +10,7 @@ from ._functions import (
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
+    F._require_tensor("sum", input)
     dtype = _resolve_dtype(dtype)
     shape = input._data.shape
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
@@ -19,6 +20,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
+    F._require_tensor("mean", input)
     dtype = _resolve_dtype(dtype)
     if (dtype or input.dtype).np.kind not in "fcV":
         raise RuntimeError(

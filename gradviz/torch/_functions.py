@@ -110,6 +110,13 @@ def _shape_args(size):
     return tuple(_int(s) for s in size)
 
 
+def _require_tensor(function, value, name="input", position=1):
+    """PyTorch's argument parser refusing a non-tensor where its only overloads take a Tensor
+    (sum(x.grad_fn)); checked first, before anything reads the value as a tensor."""
+    if not isinstance(value, _tensor.Tensor):
+        raise _errors.argument_type(function, name, position, "Tensor", _errors.python_type_name(value))
+
+
 # =======================================================================================
 # dtypes and new leaves
 def _resolve_dtype(dtype):
