@@ -46,7 +46,7 @@ CALLS = [
     ("full(size={s}, fill_value=2.0)", False, 1), ("full({s}, 1.5)", False, 1),
     ("randint(10, {s})", False, 1), ("randint(0, 10, size={s})", False, 1), ("randint(high=5, size={s})", False, 1),
     ("ones(1).new_ones(size={s})", False, 1), ("ones(1).new_zeros({s})", True, 1),
-    ("ones(1).new_full(size={s}, fill_value=3.0)", False, 1), ("ones(1).new_empty({s})", True, 1),
+    ("ones(1).new_full(size={s}, fill_value=3.0)", False, 1),
     ("ones(1).repeat(repeats={s})", False, 1), ("ones(1).repeat({s})", True, 1),
     ("ones(1).expand(size={s}).contiguous()", False, 1), ("ones(1).expand({s}).clone()", True, 1),
     ("cat([ones(1).expand({s}), ones(1).expand({s})], axis=0)", False, 2),
