@@ -38,6 +38,7 @@ import io
 import os
 import signal
 import sys
+import time
 import tokenize
 import traceback
 import types
@@ -117,10 +118,12 @@ class Deadline:
         self._old_handler = None
         self._timer = None
         self._thread_id = None
+        self._started = None
 
     def start(self) -> "Deadline":
         if not self.seconds or self.seconds <= 0:
             return self
+        self._started = time.monotonic()
         import threading
 
         if (threading.current_thread() is threading.main_thread()
@@ -133,6 +136,12 @@ class Deadline:
             self._timer.daemon = True
             self._timer.start()
         return self
+
+    def remaining(self) -> Optional[float]:
+        """Seconds left before the deadline (None: no limit), for a child that must end first."""
+        if not self.seconds or self.seconds <= 0 or self._started is None:
+            return None
+        return max(0.01, self.seconds - (time.monotonic() - self._started))
 
     def stop(self) -> None:
         if self._old_handler is not None:

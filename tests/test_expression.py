@@ -385,7 +385,7 @@ def test_five_leaves_five_accumulate_grads():
 # -- the whitelist stays bound to the engine's signatures --------------------------------
 ESTIMATOR_PARAMS = {
     "create": {"size"}, "full": {"size"}, "randint": {"size"}, "normal": {"mean", "std", "size"},
-    "arange": {"start", "end", "step"}, "linspace": {"steps"}, "eye": {"n", "m"}, "randperm": {"n"},
+    "arange": {"args", "bounds"}, "linspace": {"steps"}, "eye": {"n", "m"}, "randperm": {"n"},
     "linear": {"input", "weight", "bias"}, "cat": {"tensors"}, "split": {"self", "split_size_or_sections", "dim"},
     "chunk": {"self", "chunks", "dim"}, "tensor_split": {"self", "sections", "dim"}, "unbind": {"self", "dim"},
     "expand": {"self", "sizes"}, "expand_as": {"self", "other"}, "repeat": {"self", "repeats"},

@@ -4,6 +4,7 @@ The expression is parsed and evaluated by ``gradviz.expression`` (a whitelist ov
 ``ast``, never ``eval``); a Recorder watches the evaluation and the backward so the
 picture has both graphs, with the tensors labelled by assignment name or source text.
 """
+import itertools
 import re
 import sys
 from dataclasses import dataclass, field
@@ -147,7 +148,21 @@ def _run(opts: GraphOptions) -> int:
     eng = common.engine(opts.engine)
     dtype = getattr(eng.torch, opts.dtype) if opts.dtype else None
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
-    out = _evaluate(opts, program, shape, specs, dtype, target, eng)
+    from gradviz import scripting
+
+    # one time limit for the whole command: evaluation, backward, table, picture and report
+    clock = scripting.deadline(opts.timeout)
+    try:
+        with clock:
+            return _evaluate_and_show(opts, program, shape, specs, dtype, target, html_path, eng, streams, clock)
+    except scripting.ScriptTimeout:
+        raise CommandError(f"gradviz graph ran longer than {opts.timeout:g} s and was stopped while it wrote its "
+                           "output (--timeout SECONDS raises the limit, which covers evaluation, table, picture and "
+                           "report)") from None
+
+
+def _evaluate_and_show(opts, program, shape, specs, dtype, target, html_path, eng, streams, clock) -> int:
+    out = _evaluate(opts, program, shape, specs, dtype, target, eng, clock)
     _print_warnings(out, program)
     if html_path is not None:
         report.write(html_path, report.graph_page(opts, out, _title(program), _picture_notes(out)))
@@ -202,9 +217,14 @@ def _labels(ev) -> dict:
 
 
 def _table(ev) -> tuple:
+    """The rows of the table: the first MAX_TENSORS tensors described, the rest counted (an
+    expression can name 100,000 tensors: ``x.unbind()`` of a long x)."""
     from gradviz import scripting
 
-    return tuple(scripting.tensor_info(label, t) for label, t in ev.tensors.items())
+    rows = scripting.Tensors(scripting.tensor_info(label, t)
+                             for label, t in itertools.islice(ev.tensors.items(), scripting.MAX_TENSORS))
+    rows.omitted = max(0, len(ev.tensors) - scripting.MAX_TENSORS)
+    return rows
 
 
 def _real_guard():
@@ -214,7 +234,7 @@ def _real_guard():
     return allocation_guard
 
 
-def _evaluate(opts, program, shape, specs, dtype, target, eng) -> Outcome:
+def _evaluate(opts, program, shape, specs, dtype, target, eng, clock) -> Outcome:
     from gradviz import expression
     from gradviz.inspect import snapshot
 
@@ -226,7 +246,7 @@ def _evaluate(opts, program, shape, specs, dtype, target, eng) -> Outcome:
     from gradviz import scripting
     try:
         engine.set_grad_enabled(True)
-        with watch, scripting.deadline(opts.timeout):
+        with watch:
             try:
                 ev = common.without_caller(lambda: expression.evaluate(
                     program, shape=shape, var_specs=specs, seed=opts.seed, dtype=dtype, engine=engine,
@@ -273,7 +293,8 @@ def _evaluate(opts, program, shape, specs, dtype, target, eng) -> Outcome:
         engine.set_grad_enabled(saved_grad)
     if out.snapshot is not None and target is not None and out.error is None:
         out.graph = common.write_graph(out.snapshot, target, view=opts.view, max_nodes=opts.max_nodes,
-                                       notes=_picture_notes(out), title=_title(program), show_sites=False)
+                                       notes=_picture_notes(out), title=_title(program), show_sites=False,
+                                       timeout=clock.remaining())
     return out
 
 
@@ -401,6 +422,8 @@ def _json(opts, out: Outcome, target) -> dict:
         graph = out.graph.as_dict(target)
     return {"expression": out.program.source, "leaves": list(out.program.leaves), "seed": opts.seed,
             "result": result, "backward": dict(out.backward), "second_backward": second,
-            "tensors": [jsonout.tensor_dict(t) for t in out.tensors], "graph": graph,
+            "tensors": [jsonout.tensor_dict(t) for t in out.tensors],
+            **({"tensors_omitted": out.tensors.omitted} if getattr(out.tensors, "omitted", 0) else {}),
+            "graph": graph,
             "notes": list(out.notes), "warnings": [w.as_dict() for w in _warnings(out)], "error": error,
             **({"report": opts.html} if opts.html else {})}

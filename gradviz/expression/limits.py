@@ -192,10 +192,14 @@ def _est_normal(a):
 
 
 def _est_arange(a):
-    start, end, step = a["start"], a["end"], a["step"]
-    if end is None:
-        start, end = 0, start
-    start, end, step = _float(start), _float(end), _float(step)
+    # PyTorch's overloads, as the engine reads them: arange(end), arange(start, end[, step]),
+    # each bound by position or by name (start=, end=, step=)
+    args, bounds = tuple(a["args"]), dict(a["bounds"])
+    named = {"end": args[0]} if len(args) == 1 else dict(zip(("start", "end", "step"), args))
+    named.update(bounds)
+    if named.get("end") is None:
+        return 0, 1, 0  # the engine raises
+    start, end, step = _float(named.get("start", 0)), _float(named["end"]), _float(named.get("step", 1))
     if step == 0 or not all(map(math.isfinite, (start, end, step))):
         return 0, 1, 0  # the engine raises
     n = math.ceil((end - start) / step)

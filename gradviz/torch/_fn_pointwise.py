@@ -324,7 +324,7 @@ def tensor_where(self, condition, y):
 
 
 def where(condition, input=None, other=None):
-    if not isinstance(condition, _tensor.Tensor):
+    if not F._isinstance(condition, _tensor.Tensor):  # the engine's own isinstance: a script may patch it
         _refuse_where(condition, input, other)
     if input is None:
         return tuple(_new_leaf(i.astype(np.int64)) for i in np.nonzero(condition._data))

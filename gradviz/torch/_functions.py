@@ -110,10 +110,15 @@ def _shape_args(size):
     return tuple(_int(s) for s in size)
 
 
+#: isinstance as it was when the engine was imported: a script may patch builtins.isinstance
+#: (its cells run with its builtins), and PyTorch's C++ argument parser is not affected by that
+_isinstance = isinstance
+
+
 def _require_tensor(function, value, name="input", position=1):
     """PyTorch's argument parser refusing a non-tensor where its only overloads take a Tensor
     (sum(x.grad_fn)); checked first, before anything reads the value as a tensor."""
-    if not isinstance(value, _tensor.Tensor):
+    if not _isinstance(value, _tensor.Tensor):
         raise _errors.argument_type(function, name, position, "Tensor", _errors.python_type_name(value))
 
 
