@@ -288,25 +288,53 @@ def test_a_script_patching_builtins_breaks_neither_gradviz_nor_what_follows(tmp_
     assert isinstance(1, int)
 
 
+def _strand(target):
+    """A temporary file of ``target`` as a writer killed mid-write leaves it: made by
+    atomic_write's own naming in a process that then dies without cleaning up."""
+    import subprocess
+    import sys
+
+    code = ("import os, sys\nfrom gradviz.render import files\nd, b = os.path.split(sys.argv[1])\n"
+            "fd, tmp = files._create_temp(d, files._temp_prefix(b))\nos.write(fd, b'x' * 1000)\n"
+            "print(tmp, flush=True)\nos._exit(0)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
 def test_a_killed_writers_temporary_files_are_removed_by_the_next_write(tmp_path):
     import os
+    from pathlib import Path
+
+    from gradviz.render import files
+    target = tmp_path / "g.png"
+    stranded = Path(_strand(target))
+    other = Path(_strand(tmp_path / "h.png"))  # another target's: not ours to judge
+    # a writer that still runs: this test's own parent
+    pid, nonce = str(os.getppid()), "def456"
+    prefix = files._temp_prefix(str(target))
+    alive = tmp_path / f"{prefix}{pid}.{nonce}.{files._check(prefix, pid, nonce)}.tmp"
+    alive.write_bytes(b"y")
+    assert stranded.exists() and stranded.name.startswith(".g.png.gradviz-")
+    files.atomic_write(str(target), b"picture")
+    assert target.read_bytes() == b"picture"
+    assert not stranded.exists() and alive.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, alive.name, other.name])
+
+
+def test_a_users_file_that_looks_like_a_temporary_file_is_never_removed(tmp_path):
     import subprocess
     import sys
 
     from gradviz.render.files import atomic_write
-    target = tmp_path / "g.png"
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True).stdout.strip()
-    stranded = tmp_path / f".g.png.gradviz-{dead}.abc123.tmp"
-    stranded.write_bytes(b"x" * 1000)
-    alive = tmp_path / f".g.png.gradviz-{os.getppid()}.def456.tmp"  # a writer that still runs
-    alive.write_bytes(b"y")
-    other = tmp_path / f".h.png.gradviz-{dead}.abc123.tmp"  # another target's: not ours to judge
-    other.write_bytes(b"z")
-    atomic_write(str(target), b"picture")
-    assert target.read_bytes() == b"picture"
-    assert not stranded.exists() and alive.exists() and other.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, alive.name, other.name])
+    lookalikes = [f".g.png.gradviz-{dead}.abc123.tmp", f".g.png.gradviz-{dead}.abc123.0123456789ab.tmp",
+                  f".g.png.gradviz-{dead}.tmp"]
+    for name in lookalikes:
+        (tmp_path / name).write_bytes(b"the user's own")
+    atomic_write(str(tmp_path / "g.png"), b"picture")
+    for name in lookalikes:
+        assert (tmp_path / name).read_bytes() == b"the user's own", name
 
 
 ESCAPES = """\
