@@ -18,9 +18,16 @@ passes below run until the graph fits, each iterative (no recursion):
 2. Bands: items are placed at their longest-path depth; the top and bottom levels are
    kept while they fit, and each connected piece of the middle becomes one summary.
 3. Siblings: whatever is still too many is grouped by (depth, kind).
+4. Named items too: pinned items (named tensors and leaves) are kept by passes 1-3,
+   but the budget is a promise, so a graph of thousands of them (a fan of 10,000
+   `x.unbind()[i]`, a script with 3,000 named scalars) has them collapsed as well:
+   siblings first, a few of each kind kept drawn (the summary lists the names), then
+   runs, then whole levels; as a last resort every level band of the graph becomes one
+   box. After this pass the weight is within the budget whatever the graph's shape,
+   unless the roots alone exceed it.
 
-Roots are never collapsed. Other pinned items (named leaves) are kept by passes 1-3 but
-may be folded with the repeat they belong to, as the summary counts them.
+Roots are never collapsed. Other pinned items may also be folded with the repeat they
+belong to, as the summary counts them.
 """
 import contextlib
 import gc
@@ -37,6 +44,7 @@ MAX_PERIOD = 64  # longest loop step looked for, in nodes along the longest path
 KEEP_BLOCKS = 1  # repeats drawn in full at each end of a folded loop
 MIN_FOLDED = 2  # fold only when at least this many repeats go into the summary
 MAX_LOOKS = 64  # stretches of the longest path searched for loops, at most
+SIBLINGS_KEPT = 2  # pass 4: items of a wide fan drawn as they are, before its summary
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +123,21 @@ def _plan(items, edges, kind, weight, pinned, budget, fold, roots):
         _bands(state, edges, pinned, budget)
     if budget and state.after() > budget:
         _siblings(state, edges, pinned, budget)
+    if budget and state.after() > budget:
+        _named_too(state, edges, roots, budget)
     return state.finish(total, budget)
+
+
+def _named_too(state, edges, roots, budget):
+    """Pass 4: collapse pinned items too, only the roots stay (see the module's docstring)."""
+    steps = (lambda: _siblings(state, edges, roots, budget, keep=SIBLINGS_KEPT),
+             lambda: _runs(state, edges, roots, budget, MIN_RUN),
+             lambda: _siblings(state, edges, roots, budget),
+             lambda: _strata(state, edges, roots, budget))
+    for step in steps:
+        if state.after() <= budget:
+            break
+        step()
 
 
 class _State:
@@ -467,7 +489,10 @@ def _bands(state, edges, pinned, budget):
             state.merge(piece)
 
 
-def _siblings(state, edges, pinned, budget):
+def _siblings(state, edges, pinned, budget, keep=0):
+    """Group items by (depth, kind), biggest groups first, until the budget holds.
+    keep: the first items of each group stay drawn (a fan reads better with a few of
+    its members shown beside the box that stands for the rest)."""
     nodes, cedges = state.contracted(edges)
     depth = _depths(nodes, cedges)
     buckets = {}
@@ -476,9 +501,28 @@ def _siblings(state, edges, pinned, budget):
             continue
         k = state.kind[n] if n not in state.members else "\0group"
         buckets.setdefault((depth[n], k), []).append(n)
-    big = sorted((b for b in buckets.values() if len(b) > 1),
+    big = sorted((b[keep:] for b in buckets.values() if len(b) - keep > 1),
                  key=lambda b: (-sum(state.node_weight(x) for x in b), state.order[b[0]]))
     for b in big:
         if state.after() <= budget:
             break
         state.merge(b)
+
+
+def _strata(state, edges, pinned, budget):
+    """The last resort: cut the graph by depth into as many bands as the budget has room
+    for beside the pinned items, and make each band one box. Bounds the weight by the
+    budget whatever the graph's shape (a graph of only roots aside)."""
+    nodes, cedges = state.contracted(edges)
+    depth = _depths(nodes, cedges)
+    rest = [n for n in nodes if n not in pinned]
+    if not rest:
+        return
+    room = max(1, budget - sum(state.node_weight(n) for n in nodes if n in pinned))
+    deepest = max(depth[n] for n in rest) + 1
+    bands = {}
+    for n in rest:
+        bands.setdefault(depth[n] * room // deepest, []).append(n)
+    for band in bands.values():
+        if len(band) > 1:
+            state.merge(band)

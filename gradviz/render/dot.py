@@ -42,6 +42,7 @@ LARGEST_PIXELS = 24_000_000
 LARGEST_SIDE = 8_000
 MIN_FONT_PX = 10.0
 MIN_BUDGET = 24  # boxes: collapsing stops here, however big the estimate
+MAX_PARALLEL = 8  # arrows between the same two boxes drawn one by one, at most; more are one '×k'
 OVER = 1.5  # an estimate this far over the pixel budget is refused without a layout
 VIEWS = ("both", "forward", "backward")
 FORMATS = {"dot": "dot", "gv": "dot", "svg": "svg", "png": "png", "pdf": "pdf"}
@@ -330,8 +331,11 @@ class _Builder:
         bw = sum(1 + len(n.saved) for n in self.snap.nodes) if self.backward else 0
         if not fw or not bw:
             return self.max_nodes, self.max_nodes
-        share = max(20, round(self.max_nodes * fw / (fw + bw)))
-        return share, max(20, self.max_nodes - share)
+        # Each graph gets a little room however lopsided the two are, but never more than
+        # the whole budget allows: the two shares add up to --max-nodes.
+        floor = min(20, max(1, self.max_nodes // 4))
+        share = max(1, min(self.max_nodes - floor, max(floor, round(self.max_nodes * fw / (fw + bw)))))
+        return share, max(floor, self.max_nodes - share)
 
     # -- backward ----------------------------------------------------------------
     def _backward(self, g, budget):
@@ -438,7 +442,12 @@ class _Builder:
         plan = collapse.plan(items, [(v, u) for u, v in edges], kind, weight, pinned, budget, fold=self.fold,
                              roots=roots)
         if plan.collapsed:
-            self.notes.append(self._collapse_note("forward", plan, len(s.ops), "ops", lambda m: kind[m] != "tensor"))
+            if any(kind[m] != "tensor" for g in plan.groups for m in g.members):
+                note = self._collapse_note("forward", plan, len(s.ops), "ops", lambda m: kind[m] != "tensor")
+            else:  # only tensors collapsed (a fan of named ones): count them, not "0 of 3 ops"
+                note = self._collapse_note("forward", plan, len(items) - len(s.ops), "tensors",
+                                           lead=f"{len(s.ops):,} ops drawn")
+            self.notes.append(note)
         for v in s.values:
             if v.id in constants or v.id in plan.group_of:
                 continue
@@ -459,10 +468,14 @@ class _Builder:
                 if i in constants:
                     g.node(f"f_{i}", _label(values[i].name), shape="plaintext", style="", fontcolor="gray30")
         for grp in plan.groups:
-            lines = _count_lines(grp, sum(1 for m in grp.members if kind[m] != "tensor"), skip="tensor")
             tensors = [values[m] for m in grp.members if kind[m] == "tensor"]
-            if tensors:
-                lines.append(_per_block(lines, grp, len(tensors), "tensors"))
+            ops = len(grp.members) - len(tensors)
+            if ops:
+                lines = _count_lines(grp, ops, skip="tensor")
+                if tensors:
+                    lines.append(_per_block(lines, grp, len(tensors), "tensors"))
+            else:  # a fan of tensors (x.unbind()'s 10,000 outputs): no op to count
+                lines = [f"×{len(tensors)} tensors"]
             named = [v.name for v in tensors if v.named]
             if named:
                 lines.append(_names_line("named", named))
@@ -498,8 +511,9 @@ class _Builder:
             attrs["style"] = "filled,dotted"
         g.node(f"f_{v.id}", _label(*lines), **attrs)
 
-    def _collapse_note(self, which, plan, count, noun, counted=lambda m: True):
-        """What the picture holds, in true numbers, and why it was collapsed."""
+    def _collapse_note(self, which, plan, count, noun, counted=lambda m: True, lead=None):
+        """What the picture holds, in true numbers, and why it was collapsed. lead: what
+        was drawn, when that is not the rest of the ``count``."""
         members = sum(1 for g in plan.groups for m in g.members if counted(m))
         n = len(plan.groups)
         loops = [g.repeats for g in plan.groups if g.repeats]
@@ -510,7 +524,7 @@ class _Builder:
                else "to keep the picture readable")
         if self.unfolded is not None:
             why += f"; unfolded it would be {self.unfolded.text()}"
-        return f"{which}: {count - members:,} {noun} drawn, {how}, {why}"
+        return f"{which}: {lead or f'{count - members:,} {noun} drawn'}, {how}, {why}"
 
     # -- legend ------------------------------------------------------------------
     def _legend(self, g):
@@ -556,11 +570,16 @@ def _edges(g, prefix, edges, plan, used):
     """Draw (src, dst, label, attrs) edges; those touching a summary are merged, '×k'.
     ``used`` learns which marks were drawn, for the legend."""
     merged = {}
+    # Parallel arrows beyond a few (stack(x.unbind()): 10,000 from one node to another)
+    # are merged too: each would cost Graphviz as much as a box, and say nothing more.
+    parallel = {}
+    for src, dst, _, _ in edges:
+        parallel[(src, dst)] = parallel.get((src, dst), 0) + 1
     for src, dst, label, attrs in edges:
         rs, rd = plan.rep(src), plan.rep(dst)
         if rs == rd:
             continue
-        if rs != src or rd != dst:
+        if rs != src or rd != dst or parallel[(src, dst)] > MAX_PARALLEL:
             merged[(rs, rd)] = merged.get((rs, rd), 0) + 1
             continue
         extra = dict(attrs or {})
