@@ -637,6 +637,9 @@ def _session(script: str, argv: Sequence[str], engine_name: str, seed: Optional[
     saved_cwd = os.getcwd()
     saved_main = sys.modules.get("__main__")
     saved_keys = set(sys.modules)
+    # the engine's own modules, which a script may replace or hide (sys.modules["torch"] =
+    # None): put back before anything of gradviz's, or PyTorch's own code, imports them again
+    saved_engine = {k: m for k, m in sys.modules.items() if k == engine_name or k.startswith(engine_name + ".")}
     saved_dtype = engine.get_default_dtype()
     saved_grad = engine.is_grad_enabled()
     try:
@@ -662,6 +665,9 @@ def _session(script: str, argv: Sequence[str], engine_name: str, seed: Optional[
             except Exception as e:  # noqa: BLE001
                 _undo.append(e)
 
+        for name, module in saved_engine.items():
+            if sys.modules.get(name) is not module:
+                sys.modules[name] = module
         step(engine.set_default_dtype, saved_dtype)
         step(engine.set_grad_enabled, saved_grad)
         step(os.chdir, saved_cwd)

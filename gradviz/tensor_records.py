@@ -79,6 +79,21 @@ def _values(d, numel: int) -> tuple:
     return (d.tolist() if numel <= FULL_LIMIT else None), _stats(d)
 
 
+#: numpy's most dimensions (32 before numpy 2); PyTorch allows more
+_NUMPY_MAX_DIMS = 64 if int(__import__("numpy").__version__.split(".")[0]) >= 2 else 32
+
+
+def _values_of(t, numel: int) -> tuple:
+    """(data, stats) of a tensor of either engine, of any number of dimensions."""
+    if t.dim() <= _NUMPY_MAX_DIMS:
+        return _values(_float64(t), numel)
+    # more dimensions than numpy has (real PyTorch): statistics over the flat values, and
+    # the nested list from PyTorch itself
+    flat = t.detach().reshape(-1)
+    data = t.detach().cpu().double().tolist() if numel <= FULL_LIMIT else None
+    return data, _stats(_float64(flat))
+
+
 def _imag_values(t, numel: int) -> Optional[Values]:
     """The imaginary parts of a complex tensor; None for any other."""
     if not getattr(t, "is_complex", lambda: False)():
@@ -92,10 +107,10 @@ def tensor_info(name: str, t) -> TensorInfo:
         warnings.simplefilter("ignore")
         g = t.grad  # reading .grad of a non-leaf warns in PyTorch: never let it show
     numel = int(t.numel())
-    data, stats = _values(_float64(t), numel)
+    data, stats = _values_of(t, numel)
     grad = None
     if g is not None:
-        grad = Values(*_values(_float64(g), int(g.numel())), imag=_imag_values(g, int(g.numel())))
+        grad = Values(*_values_of(g, int(g.numel())), imag=_imag_values(g, int(g.numel())))
     is_leaf = bool(t.is_leaf)
     fn = t.grad_fn
     return TensorInfo(
