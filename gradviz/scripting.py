@@ -31,6 +31,7 @@ click nor rich, and imports the engine only when a script is run.
 
 import ast
 import contextlib
+import errno
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -596,11 +597,44 @@ class _KeptOutput(io.TextIOBase):
         return text
 
 
+class _StdFds:
+    """Copies of file descriptors 1 and 2 as the run began. A script that closes them
+    (``os.close(1)``) closes its own stdout and stderr, not gradviz's: they are put back
+    where gradviz writes next (when a cell ends, or when passing output through fails),
+    so the script's later output, its errors and the table still reach the user."""
+
+    def __init__(self):
+        self._copies = {}
+        for fd in (1, 2):
+            try:
+                self._copies[fd] = os.dup(fd)  # not inherited by what the script starts
+            except OSError:
+                pass
+
+    def reclaim(self) -> bool:
+        """Put back those the script closed; whether there were any."""
+        put = False
+        for fd, copy in self._copies.items():
+            try:
+                os.fstat(fd)
+            except OSError as e:
+                if e.errno == errno.EBADF:
+                    os.dup2(copy, fd)
+                    put = True
+        return put
+
+    def close(self) -> None:
+        for copy in self._copies.values():
+            os.close(copy)
+        self._copies = {}
+
+
 class _Tee(io.TextIOBase):
     """The cell's stdout: kept for the result, and passed through as it is written."""
 
-    def __init__(self, buf: "_KeptOutput", out, before_write=None):
+    def __init__(self, buf: "_KeptOutput", out, before_write=None, reclaim=None):
         self._buf, self._out, self._before = buf, out, before_write
+        self._reclaim = reclaim
 
     def writable(self) -> bool:
         return True
@@ -614,7 +648,9 @@ class _Tee(io.TextIOBase):
         except BrokenPipeError:
             raise OutputClosed() from None
         except OSError as e:
-            raise OutputClosed(e) from None
+            if not self._closed_by_script(e):
+                raise OutputClosed(e) from None
+            self.flush()  # the text is in the stream's buffer already: written, not repeated
         return len(s)
 
     def flush(self) -> None:
@@ -623,7 +659,13 @@ class _Tee(io.TextIOBase):
         except BrokenPipeError:
             raise OutputClosed() from None
         except OSError as e:
-            raise OutputClosed(e) from None
+            if not self._closed_by_script(e):
+                raise OutputClosed(e) from None
+            self.flush()
+
+    def _closed_by_script(self, e: OSError) -> bool:
+        """fd 1 was closed by the script (EBADF, and nothing else can cause it here): put back."""
+        return e.errno == errno.EBADF and self._reclaim is not None and self._reclaim()
 
 
 @contextlib.contextmanager
@@ -822,7 +864,8 @@ def run_script(
                        notes=program.notes)
     real_stdout = sys.stdout
     limit = Deadline(timeout)
-    with _session(path, argv, engine, seed) as (eng, nn, ns), source_lines(program):
+    std_fds = _StdFds()
+    with _session(path, argv, engine, seed) as (eng, nn, ns), source_lines(program), contextlib.closing(std_fds):
         if program.notebook:
             ns.setdefault("display", display)
         internal = [_GRADVIZ_DIR, os.path.dirname(os.path.abspath(eng.__file__))]
@@ -844,7 +887,7 @@ def run_script(
                     stop = None
                     if progress is not None:
                         progress.cell(cell, len(program.cells))
-                    out = _Tee(buf, real_stdout, progress and progress.clear) if echo else buf
+                    out = _Tee(buf, real_stdout, progress and progress.clear, std_fds.reclaim) if echo else buf
                     with contextlib.redirect_stdout(out):
                         try:
                             with limit.arm():
@@ -877,6 +920,7 @@ def run_script(
                         except BaseException as e:  # noqa: BLE001 - the script's own BaseException, GeneratorExit
                             error = _format_error(e, program, internal)
                     builtins_of.gradviz()  # the script may have patched print, len...: not for our code
+                    std_fds.reclaim()  # and closed fd 1 or 2: gradviz still writes there
                     if progress is not None:
                         progress.done()
                     tensors = snapshot(ns, tensor_type, module_type)

@@ -163,8 +163,13 @@ def _diagnose_and_show(opts, program, path, argv, target) -> int:
     except runner.ScriptError as e:
         raise CommandError(str(e), usage=True) from None
     except scripting.ScriptTimeout:
+        if supervised.in_fork():
+            supervised.leave_fork(1)
+        supervised.script_stopped()
         raise CommandError(f"the script did not reach an error within {opts.timeout:g} s (--timeout); "
                            "nothing to explain", EXIT_SCRIPT_ERROR) from None
+    if supervised.in_fork():  # the script's os.fork(): this copy ends as under python, without a diagnosis
+        supervised.leave_fork(diagnosis.exit_code)
     report_stream = sys.stderr if (target is not None and target.stdout) else sys.stdout
     _show(opts, diagnosis, report_stream)
     code = diagnosis.exit_code

@@ -137,6 +137,8 @@ def run_page(opts, program, result, cell_graphs, rep, lint) -> str:
         summary.append(f"stopped after {opts.timeout:g} s (--timeout)")
     elif result.stopped == "interrupt":
         summary.append("interrupted (Ctrl-C)")
+    elif result.stopped in ("signal", "exit"):
+        summary.append("the script's process ended before the run finished: this shows what was recorded by then")
     if program.notes:
         summary.append(f"{len(program.notes)} IPython-only line{'s' if len(program.notes) != 1 else ''} not run")
     kind = "notebook" if program.notebook else "script"

@@ -157,9 +157,10 @@ def _run(opts: RunOptions, program, send) -> int:
     keep = scripting.MAX_KEPT_STDOUT if (opts.as_json or opts.html) else 0
     kwargs = dict(timeout=opts.timeout, catch_interrupt=True, around=around, engine=eng.module_name,
                   keep_stdout=keep)
+    share = _Sharer(send, watch)
     if opts.as_json:
         def on_json_cell(cell):
-            send(cell)
+            share(cell)
             if cell_graphs is not None:
                 cell_graphs.after(cell)
 
@@ -170,13 +171,13 @@ def _run(opts: RunOptions, program, send) -> int:
         before = [()]  # the tensors after the previous cell, for --changed-only
 
         def on_cell(cell):
-            send(cell)
+            share(cell)
             if cell_graphs is not None:
                 cell_graphs.after(cell)
             sys.stdout.flush()
             if cell.error is not None:
                 tables.print_cell_error(streams.err, cell, total)
-            if opts.cells:
+            if opts.cells and not supervised.in_fork():
                 where = (f"{cell.label} (cell {cell.number} of {total})" if cell.label
                          else f"cell {cell.number} of {total} (line {cell.line})")
                 if opts.changed_only:
@@ -202,6 +203,10 @@ def _run(opts: RunOptions, program, send) -> int:
                     status.close()
         sys.stdout.flush()
 
+    if supervised.in_fork():  # the script's os.fork(): this copy ends as under python, without a report
+        supervised.leave_fork(0 if result.ok else 1)
+    if result.stopped in ("timeout", "interrupt"):
+        supervised.script_stopped()
     report = graph_report(opts, watch, names, program) if watching else None
     if report is not None and target is not None:
         report.outcome = _write(report, target, opts)
@@ -270,13 +275,30 @@ def _run(opts: RunOptions, program, send) -> int:
     return _status(result, report)
 
 
+class _Sharer:
+    """Sends each finished cell to the supervising process, with the graph of the last
+    backward call when it is new: if the script's process dies, that process still
+    writes the --graph and --html asked for, with what was recorded."""
+
+    def __init__(self, send, watch):
+        self.send, self.watch, self.last = send, watch, None
+
+    def __call__(self, cell) -> None:
+        captured = self.watch.captured if self.watch is not None else None
+        new = captured if captured is not None and captured is not self.last else None
+        self.last = captured or self.last
+        self.send((cell, new))
+
+
 def _report_ended(opts: RunOptions, program, ended) -> int:
     """The report of a run whose child process was stopped or died (see supervised): the
     cells it finished, from the data it sent, and how it ended."""
     from gradviz import scripting
     from gradviz.render import jsonout, tables
+    from gradviz.safe_text import visible_line
 
-    result = scripting.RunResult(opts.script, list(ended.cells), len(program.cells), stopped=ended.how,
+    cells = [cell for cell, _ in ended.cells]
+    result = scripting.RunResult(opts.script, cells, len(program.cells), stopped=ended.how,
                                  notebook=program.notebook, notes=program.notes)
     finished = f"cell {len(result.cells)}" if result.cells else "no cell"
     if ended.how == "timeout":
@@ -289,18 +311,62 @@ def _report_ended(opts: RunOptions, program, ended) -> int:
     else:
         why = f"the script ended its process (exit status {ended.status}) without finishing"
     line = f"gradviz: {why}; the table shows what it had computed by the end of {finished}"
+    written, failed = _write_recorded(opts, program, result, ended.cells)
+    if written:
+        written = (f"gradviz: wrote {' and '.join(written)} with what was recorded by the end of {finished}"
+                   + (f"; {failed[0].message}" if failed else ""))
+    elif failed:
+        written = f"gradviz run: error: {failed[0].message}"
+    written = visible_line(written) if written else written  # paths are the user's: shown, never obeyed
     if opts.as_json:
         doc = jsonout.run_dict(result)
         doc["stopped"] = ended.how
+        if opts.html is not None and not any(e.message.startswith("--html") for e in failed):
+            doc["report"] = opts.html
         sys.stdout.write(jsonout.json_text(doc) + "\n")
         sys.stdout.flush()
         print(line, file=sys.stderr)
+        if written:
+            print(written, file=sys.stderr)
     else:
         streams = common.Streams(data_on_stdout=False)
         tables.print_tensors(streams.report, result.tensors, f"Tensors after {opts.script}")
         streams.err.print(line, soft_wrap=True, markup=False)
+        if written:
+            streams.err.print(written, soft_wrap=True, markup=False)
         tables.print_error_summary(streams.err, result)
-    return EXIT_INTERRUPTED if ended.how == "interrupt" else EXIT_SCRIPT_ERROR
+    if ended.how == "interrupt":
+        return EXIT_INTERRUPTED
+    return failed[0].code if failed else EXIT_SCRIPT_ERROR
+
+
+def _write_recorded(opts: RunOptions, program, result, shared) -> tuple:
+    """--graph and --html of a run whose process died: the picture of the last backward
+    call the child sent, and the report of its finished cells. (what was written, the
+    CommandErrors of what could not be)"""
+    graphs = {cell.index: captured for cell, captured in shared if captured is not None}
+    last = graphs[max(graphs)] if graphs else None
+    written, failed = [], []
+    target = common.output_target(opts.graph, "--graph") if opts.graph is not None else None
+    if target is not None:
+        if last is None:
+            failed.append(CommandError("--graph: nothing to draw: no backward call was recorded before the "
+                                       "script's process ended", EXIT_USAGE))
+        else:
+            outcome = common.write_graph(last[1], target, view=opts.view, max_nodes=opts.max_nodes)
+            if outcome.error is not None:
+                failed.append(outcome.error)
+            else:
+                written.append(f"the picture ({'stdout' if target.stdout else target.path})")
+    if opts.html is not None:
+        cell_graphs = report_page.CellGraphs(None)
+        cell_graphs.by_cell = graphs
+        try:
+            report_page.write(opts.html, report_page.run_page(opts, program, result, cell_graphs, None, None))
+            written.append(f"the report ({opts.html})")
+        except CommandError as e:
+            failed.append(e)
+    return written, failed
 
 
 def _print_changes(streams, before: tuple, after: tuple, title: str) -> None:
