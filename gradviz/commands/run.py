@@ -357,13 +357,13 @@ def _write_recorded(opts: RunOptions, program, result, shared) -> tuple:
             if outcome.error is not None:
                 failed.append(outcome.error)
             else:
-                written.append(f"the picture ({'stdout' if target.stdout else target.path})")
+                written.append(f"the picture ({'stdout' if target.stdout else visible(target.path)})")
     if opts.html is not None:
         cell_graphs = report_page.CellGraphs(None)
         cell_graphs.by_cell = graphs
         try:
             report_page.write(opts.html, report_page.run_page(opts, program, result, cell_graphs, None, None))
-            written.append(f"the report ({opts.html})")
+            written.append(f"the report ({visible(opts.html)})")
         except CommandError as e:
             failed.append(e)
     return written, failed
