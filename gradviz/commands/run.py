@@ -7,6 +7,7 @@ buffers that call freed. ``--root NAME`` draws named tensors instead, as they ar
 the run.
 """
 import contextlib
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
@@ -115,8 +116,21 @@ def run(opts: RunOptions) -> int:
         if not supervised.available():
             return _run(opts, program, lambda cell: None)
         # the script runs in a child process this one can stop, whatever the script does
-        return supervised.supervised(lambda send: _run(opts, program, send), opts.timeout,
+        return supervised.supervised(lambda send: _run(opts, program, _sending_deltas(send)), opts.timeout,
                                      lambda ended: _report_ended(opts, program, ended))
+
+
+def _sending_deltas(send):
+    """``send(cell)`` with the cell's tensors as what changed since the cell before (a
+    TensorsDelta): what crosses the pipe, and what the parent keeps, grows with the changes,
+    not with the number of cells times the number of names. _report_ended decodes them."""
+    from gradviz import tensor_records
+
+    encoder = tensor_records.DeltaEncoder()
+
+    def send_cell(cell):
+        send(dataclasses.replace(cell, tensors=encoder.encode(cell.tensors)))
+    return send_cell
 
 
 def _run(opts: RunOptions, program, send) -> int:
@@ -154,7 +168,7 @@ def _run(opts: RunOptions, program, send) -> int:
     # the cells' output is kept only where it is shown again (--json, --html); else it streams through
     keep = scripting.MAX_KEPT_STDOUT if (opts.as_json or opts.html) else 0
     kwargs = dict(timeout=opts.timeout, catch_interrupt=True, around=around, engine=eng.module_name,
-                  keep_stdout=keep)
+                  keep_stdout=keep, keep_tables=bool(opts.as_json or opts.html))
     if opts.as_json:
         def on_json_cell(cell):
             send(cell)
@@ -230,7 +244,7 @@ def _run(opts: RunOptions, program, send) -> int:
             common.print_tree(streams, report.snapshot)  # stderr: stdout has the JSON
         if report is not None and report.tensors is not None:
             doc["tensors_after_second_backward"] = [jsonout.tensor_dict(t) for t in report.tensors]
-        sys.stdout.write(jsonout.json_text(doc) + "\n")
+        jsonout.write_json(doc, sys.stdout)
         sys.stdout.flush()
         return _status(result, report)
 
@@ -271,10 +285,12 @@ def _run(opts: RunOptions, program, send) -> int:
 def _report_ended(opts: RunOptions, program, ended) -> int:
     """The report of a run whose child process was stopped or died (see supervised): the
     cells it finished, from the data it sent, and how it ended."""
-    from gradviz import scripting
+    from gradviz import scripting, tensor_records
     from gradviz.render import jsonout, tables
 
-    result = scripting.RunResult(opts.script, list(ended.cells), len(program.cells), stopped=ended.how,
+    decoder = tensor_records.DeltaDecoder()
+    cells = [dataclasses.replace(c, tensors=decoder.decode(c.tensors)) for c in ended.cells]
+    result = scripting.RunResult(opts.script, cells, len(program.cells), stopped=ended.how,
                                  notebook=program.notebook, notes=program.notes)
     finished = f"cell {len(result.cells)}" if result.cells else "no cell"
     if ended.how == "timeout":
@@ -290,7 +306,7 @@ def _report_ended(opts: RunOptions, program, ended) -> int:
     if opts.as_json:
         doc = jsonout.run_dict(result)
         doc["stopped"] = ended.how
-        sys.stdout.write(jsonout.json_text(doc) + "\n")
+        jsonout.write_json(doc, sys.stdout)
         sys.stdout.flush()
         print(line, file=sys.stderr)
     else:
