@@ -30,8 +30,10 @@ click nor rich, and imports the engine only when a script is run.
 """
 
 import ast
+import bisect
 import contextlib
 import dataclasses
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -256,14 +258,15 @@ class Program:
             return self.path, line
         return (f"{self.path}, {label}" if self.path else label), local
 
+    @functools.cached_property
+    def _starts(self) -> list:
+        return [cell.code_line for cell in self.cells]
+
     def cell_at(self, line: int) -> Optional[Cell]:
-        """The cell holding program line ``line``."""
-        found = None
-        for cell in self.cells:
-            if cell.code_line > line:
-                break
-            found = cell
-        return found
+        """The cell holding program line ``line``. A binary search: every warning, traceback
+        frame and recorded op of a notebook asks, and a scan would make n cells cost n * n."""
+        k = bisect.bisect_right(self._starts, line)
+        return self.cells[k - 1] if k else None
 
     def where(self, line: Optional[int]) -> tuple:
         """(cell label or None, line as people see it) of program line ``line``."""
