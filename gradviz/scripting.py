@@ -68,8 +68,8 @@ _GRADVIZ_DIR = os.path.dirname(os.path.abspath(__file__))
 
 # the namespace's tensors as plain data, kept in their own module; the runner's users read them here too
 from .tensor_records import (  # noqa: E402,F401
-    FULL_LIMIT, MAX_SEQUENCE, MAX_TENSORS, Snapshots, Stats, Tensors, TensorInfo, Values, changed_tensors, named_tensors, snapshot,
-    tensor_info)
+    FULL_LIMIT, MAX_SEQUENCE, MAX_TENSORS, Snapshots, Stats, Tensors, TensorInfo, Values, changed_tensors,
+    named_tensors, snapshot, tensor_info)
 
 
 class ScriptError(Exception):

@@ -32,7 +32,8 @@ def test_each_cell_is_parsed_alone_not_after_the_lines_before_it(tmp_path, monke
 
     parsed = []
     real_parse = ast.parse
-    monkeypatch.setattr(ast, "parse", lambda source, *a, **k: parsed.append(len(source)) or real_parse(source, *a, **k))
+    monkeypatch.setattr(ast, "parse",
+                        lambda source, *a, **k: parsed.append(len(source)) or real_parse(source, *a, **k))
     for n in (500, 2000):
         parsed.clear()
         path = _script(tmp_path, n, body="x = {i}")
