@@ -76,6 +76,8 @@ def read_notebook(path: str, data: bytes) -> list:
     except json.JSONDecodeError as e:
         raise NotebookError(f"cannot read '{path}' as a notebook: it is not valid JSON "
                             f"({e.msg} at line {e.lineno}, column {e.colno})") from None
+    except RecursionError:  # '[' * 100000: json's decoder recurses once per level
+        raise NotebookError(f"cannot read '{path}' as a notebook: its JSON is nested too deeply") from None
     if not isinstance(doc, dict):
         raise NotebookError(f"cannot read '{path}' as a notebook: its JSON is not an object")
     language = _language(doc)
@@ -172,12 +174,34 @@ def _ipython_line(line: str) -> Optional[tuple]:
     s = line.strip()
     if not s or s.startswith("#"):
         return None
-    if s.startswith("%") and not s.startswith("%%"):
+    magics, statement = _statement_magics(s)
+    if not magics:
+        return _ipython_syntax(s)
+    # %time's statement runs only when it is Python: `%time !rm -rf x` runs nothing, and
+    # its note must not say it ran
+    found = ("pass", "an IPython cell magic") if statement.startswith("%%") else _ipython_syntax(statement)
+    if found is not None:
+        return "pass", f"{found[1]} under {magics[0]}"
+    return statement, " ".join(magics)
+
+
+def _statement_magics(s: str) -> tuple:
+    """(['%time', ...], the statement) of ``%time %timeit -n 3 f(x)``; ([], s) when the line
+    does not start with a statement magic that has a statement. A loop: magics may nest."""
+    magics = []
+    while s.startswith("%") and not s.startswith("%%"):
         name, _, rest = s[1:].partition(" ")
-        if name in STATEMENT_MAGICS:
-            statement = _drop_magic_options(rest)
-            if statement:
-                return statement, f"%{name}"
+        statement = _drop_magic_options(rest) if name in STATEMENT_MAGICS else ""
+        if not statement:
+            break
+        magics.append(f"%{name}")
+        s = statement
+    return magics, s
+
+
+def _ipython_syntax(s: str) -> Optional[tuple]:
+    """(replacement, why) for a stripped statement of IPython syntax (no %time before it)."""
+    if s.startswith("%") and not s.startswith("%%"):
         return "pass", "an IPython magic"
     if s.startswith("!"):
         return "pass", "a shell command"

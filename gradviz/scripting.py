@@ -30,14 +30,18 @@ click nor rich, and imports the engine only when a script is run.
 """
 
 import ast
+import bisect
 import contextlib
+import dataclasses
 import errno
+import functools
 import importlib
 import importlib.abc
 import importlib.machinery
 import io
 import os
 import signal
+import stat
 import sys
 import time
 import tokenize
@@ -66,8 +70,8 @@ _GRADVIZ_DIR = os.path.dirname(os.path.abspath(__file__))
 
 # the namespace's tensors as plain data, kept in their own module; the runner's users read them here too
 from .tensor_records import (  # noqa: E402,F401
-    FULL_LIMIT, MAX_SEQUENCE, MAX_TENSORS, Stats, Tensors, TensorInfo, Values, changed_tensors, named_tensors, snapshot,
-    tensor_info)
+    FULL_LIMIT, MAX_SEQUENCE, MAX_TENSORS, Snapshots, Stats, Tensors, TensorInfo, Values, changed_tensors,
+    named_tensors, snapshot, tensor_info)
 
 
 class ScriptError(Exception):
@@ -264,14 +268,15 @@ class Program:
             return self.path, line
         return (f"{self.path}, {label}" if self.path else label), local
 
+    @functools.cached_property
+    def _starts(self) -> list:
+        return [cell.code_line for cell in self.cells]
+
     def cell_at(self, line: int) -> Optional[Cell]:
-        """The cell holding program line ``line``."""
-        found = None
-        for cell in self.cells:
-            if cell.code_line > line:
-                break
-            found = cell
-        return found
+        """The cell holding program line ``line``. A binary search: every warning, traceback
+        frame and recorded op of a notebook asks, and a scan would make n cells cost n * n."""
+        k = bisect.bisect_right(self._starts, line)
+        return self.cells[k - 1] if k else None
 
     def where(self, line: Optional[int]) -> tuple:
         """(cell label or None, line as people see it) of program line ``line``."""
@@ -344,14 +349,30 @@ def is_notebook(path: str) -> bool:
     return path.lower().endswith(".ipynb")
 
 
+def pipe_kind(mode: int) -> str:
+    """'a FIFO (named pipe)' or 'a socket' for an ``st_mode`` that is one, else ''. Reading
+    either waits for a writer that may never come: such a path is refused before opening."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    return "a socket" if stat.S_ISSOCK(mode) else ""
+
+
 def _read_bytes(path: str, kind: str) -> bytes:
     """The bytes of a 'script' or 'notebook' that is there, readable and not binary."""
-    if not os.path.exists(path):
-        raise ScriptError(f"no such file: '{path}'")
-    if os.path.isdir(path):
-        raise ScriptError(f"'{path}' is a directory, not a {kind}")
     try:
-        with open(path, "rb") as f:
+        mode = os.stat(path).st_mode  # not open(): opening a FIFO waits for a writer, forever
+    except FileNotFoundError:
+        raise ScriptError(f"no such file: '{path}'") from None
+    except OSError as e:
+        raise ScriptError(f"cannot read '{path}': {e.strerror or e}") from None
+    if stat.S_ISDIR(mode):
+        raise ScriptError(f"'{path}' is a directory, not a {kind}")
+    what = pipe_kind(mode)
+    if what:
+        raise ScriptError(f"'{path}' is {what}, not a {kind}: gradviz reads regular files only")
+    try:
+        # non-blocking: a device that would wait for input (a terminal) answers at once
+        with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:
             data = f.read(BINARY_SNIFF)
             if b"\x00" not in data:
                 data += f.read(max(0, MAX_SOURCE_BYTES + 1 - len(data)))
@@ -782,7 +803,7 @@ def _run_cell(cell: Cell, ns: dict, script: str, code_path: str, show: Callable 
     value (Jupyter displays it rather than printing its repr).
     """
     try:
-        tree = ast.parse("\n" * (cell.code_line - 1) + cell.source, code_path)
+        tree = _parse_at(cell.source, cell.code_line, code_path)
         last = None
         if tree.body and isinstance(tree.body[-1], ast.Expr):
             last = ast.Expression(tree.body.pop().value)
@@ -798,6 +819,27 @@ def _run_cell(cell: Cell, ns: dict, script: str, code_path: str, show: Callable 
         val = eval(code, ns)
         if val is not None and not cell.quiet:
             (show or _print_repr)(val)
+
+
+def _parse_at(source: str, first_line: int, code_path: str) -> ast.Module:
+    """``source`` parsed as the lines from ``first_line`` of the program.
+
+    Parsed alone and moved down, not parsed after ``first_line - 1`` blank lines: the
+    parser reads every one of those lines, so 20,000 cells cost 20,000 x 20,000 lines.
+    A cell that does not parse, or whose parsing warns (an invalid escape sequence), is
+    parsed again the old way, so its error or warning names the same line as before."""
+    import warnings
+
+    if first_line > 1:
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                tree = ast.parse(source, code_path)
+        except Exception:  # noqa: BLE001 - parsed again below, for the error as it was
+            caught = True
+        if not caught:
+            return ast.increment_lineno(tree, first_line - 1)
+    return ast.parse("\n" * (first_line - 1) + source, code_path)
 
 
 def _print_repr(value) -> None:
@@ -827,6 +869,7 @@ def run_script(
     around: Optional[Callable[[dict], Any]] = None,
     stop_at_error: bool = False,
     keep_stdout: int = MAX_KEPT_STDOUT,
+    keep_tables: bool = True,
 ) -> RunResult:
     """Run the script or notebook at ``path`` (or a loaded Program) cell by cell and
     return what happened, as plain data.
@@ -851,6 +894,9 @@ def run_script(
     keep_stdout: characters of each cell's output kept in its CellResult (the rest is
              counted, not kept: a script printing gigabytes must not hold them); 0 when
              nothing needs them (the output is still passed through with ``echo``).
+    keep_tables: keep every cell's named tensors in its CellResult; False keeps only the
+             last cell's (the earlier ones are given to ``on_cell`` and then emptied), so a
+             run that needs no table per cell keeps memory linear in its cells.
 
     Raises ScriptError when the script cannot be read.  Exceptions the script raises end
     their cell and are recorded; only KeyboardInterrupt (and the like) propagate, after
@@ -879,6 +925,7 @@ def run_script(
         with (around(ns) if around is not None else contextlib.nullcontext()), catcher.catching():
             limit.start()
             builtins_of = _BuiltinsKeeper()
+            snapshots = Snapshots()  # unchanged tensors keep their TensorInfo from cell to cell
             try:
                 for cell in program.cells:
                     builtins_of.script()
@@ -923,9 +970,12 @@ def run_script(
                     std_fds.reclaim()  # and closed fd 1 or 2: gradviz still writes there
                     if progress is not None:
                         progress.done()
-                    tensors = snapshot(ns, tensor_type, module_type)
+                    tensors = snapshots.take(ns, tensor_type, module_type)
                     res = CellResult(cell.index, cell.line, cell.source, buf.getvalue(), error,
                                      tensors, cell.label if program.notebook else "", catcher.take())
+                    if not keep_tables and result.cells:
+                        # every table lists every name: n cells would keep n x names references
+                        result.cells[-1] = dataclasses.replace(result.cells[-1], tensors=Tensors())
                     result.cells.append(res)
                     if on_cell is not None:
                         on_cell(res)
@@ -952,7 +1002,8 @@ class _BuiltinsKeeper:
         self._script = self._original
 
     def script(self):
-        self._install(self._script)
+        if self._script is not self._original:  # else the builtins are as they were: nothing to put back
+            self._install(self._script)
 
     def gradviz(self):
         if self._dict != self._original:

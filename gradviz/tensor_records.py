@@ -159,8 +159,10 @@ def named_tensors(ns: dict, tensor_type: type, module_type: Optional[type]) -> l
 def changed_tensors(before: tuple, after: tuple) -> tuple:
     """The TensorInfos of ``after`` that are new, or differ from ``before``'s of that name."""
     old = {t.name: t for t in before}
-    # repr as well: NaN != NaN would make a tensor holding NaN "change" at every cell
-    return tuple(t for t in after if old.get(t.name) != t and repr(old.get(t.name)) != repr(t))
+    # repr as well: NaN != NaN would make a tensor holding NaN "change" at every cell.
+    # `is` first: an unchanged tensor keeps its TensorInfo from cell to cell (Snapshots)
+    return tuple(t for t in after
+                 if old.get(t.name) is not t and old.get(t.name) != t and repr(old.get(t.name)) != repr(t))
 
 
 #: Named tensors described per cell: a model of 100,000 parameters lists its first ones
@@ -181,18 +183,128 @@ def snapshot(ns: dict, tensor_type: type, module_type: Optional[type], limit: in
     A tensor the engine cannot describe is left out rather than ending the run. Past
     ``limit`` (MAX_TENSORS) names are only counted.
     """
-    limit = MAX_TENSORS if limit is None else limit
-    out, omitted = [], 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, val in named_tensors(ns, tensor_type, module_type):
-            if len(out) >= limit:
-                omitted += 1
-                continue
-            try:
-                out.append(tensor_info(name, val))
-            except Exception:  # noqa: BLE001 - a broken object must not end the run
-                continue
-    tensors = Tensors(out)
-    tensors.omitted = omitted
-    return tensors
+    return Snapshots().take(ns, tensor_type, module_type, limit)
+
+
+class Snapshots:
+    """``snapshot`` after each cell of a run, where a tensor unchanged since the last
+    snapshot keeps its TensorInfo object: describing a tensor (float64 copy, statistics,
+    ``tolist``) costs 20 us, and a run whose every cell makes a tensor would describe
+    n * n / 2 of them, and keep as many objects. Unchanged is judged by ``_state``: every
+    input of ``tensor_info``, the values included, so an in-place change through any path
+    (``x.numpy()[0] = 5``, ``.data``) is seen."""
+
+    def __init__(self):
+        self._seen = {}  # name -> (state or None, TensorInfo), as of the last snapshot
+
+    def take(self, ns: dict, tensor_type: type, module_type: Optional[type], limit: int = None) -> tuple:
+        limit = MAX_TENSORS if limit is None else limit
+        out, omitted, seen, last = [], 0, {}, self._seen
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for name, val in named_tensors(ns, tensor_type, module_type):
+                if len(out) >= limit:
+                    omitted += 1
+                    continue
+                old = last.get(name)
+                try:
+                    state = _state(val)
+                except Exception:  # noqa: BLE001 - tensor_info says whether it can be described
+                    state = None
+                if old is not None and state is not None and old[0] == state:
+                    info = old[1]
+                else:
+                    try:
+                        info = tensor_info(name, val)
+                    except Exception:  # noqa: BLE001 - a broken object must not end the run
+                        continue
+                    if old is not None and state is None and repr(old[1]) == repr(info):
+                        # described again (too big to compare cheaply), and the same: one object.
+                        # repr, not ==: -0.0 == 0.0 and nan != nan, and the tables show the difference
+                        info = old[1]
+                seen.setdefault(name, (state, info))  # a name listed twice keeps its first
+                out.append(info)
+        self._seen = seen
+        tensors = Tensors(out)
+        tensors.omitted = omitted
+        return tensors
+
+
+def _state(t) -> Optional[tuple]:
+    """Everything ``tensor_info`` reads of ``t``, its values as bytes; None where that is
+    not cheap: over FULL_LIMIT elements (copying them costs what describing them does),
+    off the CPU, or a dtype numpy lacks."""
+    requires_grad = t.requires_grad
+    values = _values_state(t, requires_grad)
+    if values is None:
+        return None
+    g = t.grad
+    if g is not None:  # tensor_info reads the gradient's values only, not its own grad
+        g = _values_state(g, g.requires_grad)
+        if g is None:
+            return None
+    fn = t.grad_fn
+    return (values, requires_grad, t.is_leaf, t.retains_grad, None if fn is None else type(fn), g)
+
+
+def _values_state(t, requires_grad) -> Optional[tuple]:
+    try:  # numpy() refuses a tensor that requires grad, and one off the CPU (then: None)
+        arr = (t.detach() if requires_grad else t).numpy()
+    except Exception:  # noqa: BLE001 - e.g. bfloat16 in PyTorch: described each time
+        return None
+    if arr.size > FULL_LIMIT:
+        return None
+    return arr.tobytes(), arr.shape, arr.dtype, t.dtype
+
+
+class TensorsDelta:
+    """A cell's Tensors sent to another process as what changed since the cell before:
+    ``parts`` holds ``(start, stop)`` slices of the previous cell's tuple and the TensorInfos
+    that are new. Sent whole, 2,000 cells that each add a tensor would send, and the
+    receiver would unpickle and keep, 2,000,000 TensorInfos; as deltas, 2,000."""
+
+    __slots__ = ("parts", "omitted")
+
+    def __init__(self, parts: list, omitted: int):
+        self.parts, self.omitted = parts, omitted
+
+
+class DeltaEncoder:
+    """Tensors -> TensorsDelta, against the Tensors encoded before (the sending side)."""
+
+    def __init__(self):
+        self._last = ()
+
+    def encode(self, tensors) -> TensorsDelta:
+        where = {id(t): k for k, t in enumerate(self._last)}
+        parts = []
+        for t in tensors:
+            k = where.get(id(t))
+            if k is None:
+                parts.append(t)
+            elif parts and type(parts[-1]) is tuple and parts[-1][1] == k:
+                parts[-1] = (parts[-1][0], k + 1)
+            else:
+                parts.append((k, k + 1))
+        self._last = tuple(tensors)
+        return TensorsDelta(parts, getattr(tensors, "omitted", 0))
+
+
+class DeltaDecoder:
+    """TensorsDelta -> Tensors (the receiving side): unchanged entries are the objects the
+    cell before holds, so what is kept grows with what changed."""
+
+    def __init__(self):
+        self._last = Tensors()
+
+    def decode(self, delta: TensorsDelta) -> Tensors:
+        out = []
+        for part in delta.parts:
+            if type(part) is tuple:
+                out.extend(self._last[part[0]:part[1]])
+            else:
+                out.append(part)
+        tensors = Tensors(out)
+        tensors.omitted = delta.omitted
+        self._last = tensors
+        return tensors

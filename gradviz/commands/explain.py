@@ -64,6 +64,9 @@ def run(opts: ExplainOptions) -> int:
             raise CommandError("nothing to explain: stdin was empty", usage=True)
     elif len(args) == 1 and os.path.isfile(first):
         text = _read_text_file(first)
+    elif len(args) == 1 and _pipe_kind(first):
+        raise CommandError(f"'{first}' is {_pipe_kind(first)}, not a file of an error message: "
+                           "gradviz reads regular files only", usage=True)
     else:
         text = " ".join(args)
         if not text.strip():
@@ -73,6 +76,17 @@ def run(opts: ExplainOptions) -> int:
     explanation = explain_message(text)
     _show(opts, explanation, sys.stdout)
     return explanation.exit_code
+
+
+def _pipe_kind(path: str) -> str:
+    """'a FIFO (named pipe)' for a path that is one (or a socket), read by os.stat: opening it
+    would wait for a writer, forever."""
+    from gradviz import scripting
+
+    try:
+        return scripting.pipe_kind(os.stat(path).st_mode)
+    except (OSError, ValueError):  # not a path at all: a message
+        return ""
 
 
 def _read_text_file(path: str) -> str:

@@ -7,6 +7,7 @@ buffers that call freed. ``--root NAME`` draws named tensors instead, as they ar
 the run.
 """
 import contextlib
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
@@ -117,8 +118,23 @@ def run(opts: RunOptions) -> int:
         if not supervised.available():
             return _run(opts, program, lambda cell: None)
         # the script runs in a child process this one can stop, whatever the script does
-        return supervised.supervised(lambda send: _run(opts, program, send), opts.timeout,
+        return supervised.supervised(lambda send: _run(opts, program, _sending_deltas(send)), opts.timeout,
                                      lambda ended: _report_ended(opts, program, ended))
+
+
+def _sending_deltas(send):
+    """``send((cell, graph))`` with the cell's tensors as what changed since the cell before
+    (a TensorsDelta): what crosses the pipe, and what the parent keeps, grows with the
+    changes, not with the number of cells times the number of names. _report_ended decodes
+    them."""
+    from gradviz import tensor_records
+
+    encoder = tensor_records.DeltaEncoder()
+
+    def send_cell(shared):
+        cell, graph = shared
+        send((dataclasses.replace(cell, tensors=encoder.encode(cell.tensors)), graph))
+    return send_cell
 
 
 def _run(opts: RunOptions, program, send) -> int:
@@ -156,7 +172,7 @@ def _run(opts: RunOptions, program, send) -> int:
     # the cells' output is kept only where it is shown again (--json, --html); else it streams through
     keep = scripting.MAX_KEPT_STDOUT if (opts.as_json or opts.html) else 0
     kwargs = dict(timeout=opts.timeout, catch_interrupt=True, around=around, engine=eng.module_name,
-                  keep_stdout=keep)
+                  keep_stdout=keep, keep_tables=bool(opts.as_json or opts.html))
     share = _Sharer(send, watch)
     if opts.as_json:
         def on_json_cell(cell):
@@ -237,7 +253,7 @@ def _run(opts: RunOptions, program, send) -> int:
             common.print_tree(streams, report.snapshot)  # stderr: stdout has the JSON
         if report is not None and report.tensors is not None:
             doc["tensors_after_second_backward"] = [jsonout.tensor_dict(t) for t in report.tensors]
-        sys.stdout.write(jsonout.json_text(doc) + "\n")
+        jsonout.write_json(doc, sys.stdout)
         sys.stdout.flush()
         return _status(result, report)
 
@@ -293,11 +309,13 @@ class _Sharer:
 def _report_ended(opts: RunOptions, program, ended) -> int:
     """The report of a run whose child process was stopped or died (see supervised): the
     cells it finished, from the data it sent, and how it ended."""
-    from gradviz import scripting
+    from gradviz import scripting, tensor_records
     from gradviz.render import jsonout, tables
     from gradviz.safe_text import visible_line
 
-    cells = [cell for cell, _ in ended.cells]
+    decoder = tensor_records.DeltaDecoder()
+    shared = [(dataclasses.replace(c, tensors=decoder.decode(c.tensors)), graph) for c, graph in ended.cells]
+    cells = [cell for cell, _ in shared]
     result = scripting.RunResult(opts.script, cells, len(program.cells), stopped=ended.how,
                                  notebook=program.notebook, notes=program.notes)
     finished = f"cell {len(result.cells)}" if result.cells else "no cell"
@@ -311,7 +329,7 @@ def _report_ended(opts: RunOptions, program, ended) -> int:
     else:
         why = f"the script ended its process (exit status {ended.status}) without finishing"
     line = f"gradviz: {why}; the table shows what it had computed by the end of {finished}"
-    written, failed = _write_recorded(opts, program, result, ended.cells)
+    written, failed = _write_recorded(opts, program, result, shared)
     if written:
         written = (f"gradviz: wrote {' and '.join(written)} with what was recorded by the end of {finished}"
                    + (f"; {failed[0].message}" if failed else ""))
@@ -323,7 +341,7 @@ def _report_ended(opts: RunOptions, program, ended) -> int:
         doc["stopped"] = ended.how
         if opts.html is not None and not any(e.message.startswith("--html") for e in failed):
             doc["report"] = opts.html
-        sys.stdout.write(jsonout.json_text(doc) + "\n")
+        jsonout.write_json(doc, sys.stdout)
         sys.stdout.flush()
         print(line, file=sys.stderr)
         if written:

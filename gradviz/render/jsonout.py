@@ -64,12 +64,22 @@ def tensor_dict(t) -> dict:
     return d
 
 
-def cell_dict(c) -> dict:
+def cell_dict(c, described: dict = None) -> dict:
+    """``described`` ({id(TensorInfo): its dict}, kept by the caller for a whole run) makes
+    a tensor unchanged from cell to cell, one TensorInfo (scripting's Snapshots), one dict."""
+    if described is None:
+        described = {}
+    tensors = []
+    for t in c.tensors:
+        d = described.get(id(t))
+        if d is None:
+            d = described[id(t)] = tensor_dict(t)
+        tensors.append(d)
     d = {
         "line": c.line,
         "stdout": c.stdout,
         "error": None if c.error is None else {"type": c.error.type, "message": c.error.message},
-        "tensors": [tensor_dict(t) for t in c.tensors],
+        "tensors": tensors,
         "warnings": [w.as_dict() for w in c.warnings],
     }
     if c.label:  # a notebook's cell, named as the notebook shows it
@@ -82,28 +92,55 @@ def cell_dict(c) -> dict:
 def run_dict(result) -> dict:
     """The whole document for a scripting.RunResult (a notebook's adds ``notes``: the
     IPython-only lines that were set aside)."""
-    doc = {"script": result.script, "cells": [cell_dict(c) for c in result.cells]}
+    described = {}  # the TensorInfos stay alive in result while this lasts: ids are theirs
+    doc = {"script": result.script, "cells": [cell_dict(c, described) for c in result.cells]}
     if result.notebook:
         doc["notes"] = list(result.notes)
     return doc
 
 
-def strict(obj):
-    """``obj`` with every non-finite float replaced by its string (see the module's doc)."""
+def strict(obj, _made: dict = None):
+    """``obj`` with every non-finite float replaced by its string (see the module's doc).
+    A dict or list found twice (a tensor listed by every cell) is made strict once."""
     if isinstance(obj, float):
         if math.isfinite(obj):
             return obj
         return NONFINITE["nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")]
+    if not isinstance(obj, (dict, list, tuple)):
+        return obj
+    made = {} if _made is None else _made
+    found = made.get(id(obj))
+    if found is not None and found[0] is obj:
+        return found[1]
     if isinstance(obj, dict):
-        return {k: strict(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [strict(v) for v in obj]
-    return obj
+        out = {k: strict(v, made) for k, v in obj.items()}
+    else:
+        out = [strict(v, made) for v in obj]
+    made[id(obj)] = (obj, out)  # obj kept alive with it: its id is not reused while this lasts
+    return out
 
 
 def json_text(doc, indent=None, ensure_ascii=True) -> str:
     """Any document as strict JSON text: non-finite floats as "NaN" / "Infinity" / "-Infinity"."""
     return json.dumps(strict(doc), indent=indent, allow_nan=False, ensure_ascii=ensure_ascii)
+
+
+def write_json(doc: dict, out) -> None:
+    """``out.write(json_text(doc) + "\n")``, the same text, written a top-level value and a
+    cell at a time: every cell lists every named tensor, so 2,000 cells that each add a
+    tensor make a document of 2,000,000 tensors, which is never held whole as text."""
+    made = {}
+    out.write("{")
+    for k, (key, value) in enumerate(doc.items()):
+        out.write((", " if k else "") + json.dumps(key) + ": ")
+        if key == "cells" and isinstance(value, list):
+            out.write("[")
+            for j, cell in enumerate(value):
+                out.write((", " if j else "") + json.dumps(strict(cell, made), allow_nan=False))
+            out.write("]")
+        else:
+            out.write(json.dumps(strict(value, made), allow_nan=False))
+    out.write("}\n")
 
 
 def dumps(result, indent=None) -> str:
