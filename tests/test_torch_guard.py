@@ -114,7 +114,8 @@ def test_the_cli_refuses_them_in_bounded_memory(text):
     p = subprocess.run([sys.executable, "-c", probe, text], capture_output=True, text=True, cwd=ROOT, timeout=120)
     code, peak_kb = map(int, p.stdout.split())
     assert code == 2, p.stderr
-    assert p.stderr.startswith("gradviz graph: error: this would create a tensor of ") and "limit" in p.stderr
+    first = p.stderr.splitlines()[0]  # the estimator's words or the guard's: refused either way
+    assert first.startswith("gradviz graph: error: ") and "would create a tensor of" in first and "limit" in first
     baseline = subprocess.run([sys.executable, "-c", probe, "x.sum()"], capture_output=True, text=True, cwd=ROOT,
                               timeout=120)
     base_kb = int(baseline.stdout.split()[1])
