@@ -2,6 +2,7 @@
 no tensor over 10,000,000 elements, no call returning over 10,000 tensors, whatever
 argument form PyTorch accepts sized it. The guard runs each op on the meta device first,
 with PyTorch's own shape rules, so nothing over the limit is ever allocated."""
+import functools
 import subprocess
 import sys
 
@@ -106,6 +107,18 @@ def test_the_cli_refuses_them_in_bounded_memory(text):
     process grows past what `x.sum()` takes by at most what the whole evaluation may
     allocate within its limits (50,000,000 elements in all: 200 MB of float32), where
     these refused tensors reached 3.6 to 7 GB before the guard."""
+    code, peak_kb, stderr = _peak(text)
+    assert code == 2, stderr
+    first = stderr.splitlines()[0]  # the estimator's words or the guard's: refused either way
+    assert first.startswith("gradviz graph: error: ") and "would create a tensor of" in first and "limit" in first
+    base_kb = _peak("x.sum()")[1]
+    assert peak_kb < base_kb + 210_000, (peak_kb, base_kb)
+
+
+@functools.lru_cache(maxsize=None)
+def _peak(text):
+    """(exit status, peak RSS in KB, stderr) of `gradviz graph TEXT --engine torch`, measured
+    by a fresh process whose only child it is."""
     probe = ("import resource, subprocess, sys\n"
              "p = subprocess.run([sys.executable, '-m', 'gradviz', 'graph', sys.argv[1], '--engine', 'torch'],"
              " capture_output=True, text=True)\n"
@@ -113,10 +126,4 @@ def test_the_cli_refuses_them_in_bounded_memory(text):
              "sys.stderr.write(p.stderr)\n")
     p = subprocess.run([sys.executable, "-c", probe, text], capture_output=True, text=True, cwd=ROOT, timeout=120)
     code, peak_kb = map(int, p.stdout.split())
-    assert code == 2, p.stderr
-    first = p.stderr.splitlines()[0]  # the estimator's words or the guard's: refused either way
-    assert first.startswith("gradviz graph: error: ") and "would create a tensor of" in first and "limit" in first
-    baseline = subprocess.run([sys.executable, "-c", probe, "x.sum()"], capture_output=True, text=True, cwd=ROOT,
-                              timeout=120)
-    base_kb = int(baseline.stdout.split()[1])
-    assert peak_kb < base_kb + 210_000, (peak_kb, base_kb)
+    return code, peak_kb, p.stderr
