@@ -283,10 +283,10 @@ def show(tensors, params=None, *, names=None, view="backward", max_nodes=300, sh
 
 def _types_of(tensors):
     """(Tensor, Module) of the engine the tensors come from: gradviz's, or the real PyTorch's."""
-    from gradviz.inspect.real_torch import _real_torch, is_torch_object
+    from gradviz.inspect.engines import is_torch_object, real_torch_module
 
     if is_torch_object(tensors):
-        torch = _real_torch()
+        torch = real_torch_module()
         return torch.Tensor, torch.nn.Module
     import gradviz.torch as engine
     import gradviz.torch.nn as nn

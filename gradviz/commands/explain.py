@@ -333,11 +333,9 @@ def _failing_ids(diagnosis, snap) -> frozenset:
     if node is None:
         return frozenset()
     try:
-        from gradviz.inspect.snapshot import _root_spec, _walk
+        from gradviz.inspect.snapshot import node_ids
 
-        specs = [_root_spec(r) for r in diagnosis.graph_roots]
-        _, index = _walk([spec[1] for spec in specs if spec[1] is not None])
-        nid = index.get(id(node))
+        nid = node_ids(diagnosis.graph_roots).get(id(node))
         if nid is None or snap.node(nid).name != node.name():
             return frozenset()
         return frozenset({nid})

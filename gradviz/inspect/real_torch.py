@@ -16,7 +16,9 @@ Two pieces, in the roles ``Recorder`` and ``snapshot`` play for the engine:
 - ``snapshot(roots, names, recorder)`` walks a real graph (``next_functions``, with an
   explicit stack), reads node names, edges, saved slots (``_saved_*``; freed ones from
   ``_raw_saved_*``), leaves (``AccumulateGrad.variable``) and output metadata, and
-  names the forward values as the engine's snapshot does (the same ``_Forward``).
+  names the forward values as the engine's snapshot does (the same ``Forward``). Its
+  nodes are numbered by the same ``walk``. ``gradviz.inspect.snapshot`` calls it for
+  real PyTorch objects: that is where the engine is picked.
 
 PyTorch is imported only here, and only when one of these runs.
 """
@@ -26,9 +28,14 @@ import sys
 import weakref
 
 from ..frame_lines import line_of
+from .engines import is_gradviz_alias as _is_gradviz_alias
+from .engines import is_real_node as _is_real_node
+from .engines import real_torch_module as _real_torch
+from .forward import Forward
 from .model import BackwardCallInfo, BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
-from .recorder import OpRec, ValueRec
-from .snapshot import _call_info
+from .records import OpRec, ValueRec, relabel_sites
+from .records import call_info as _call_info
+from .walk import walk
 
 MIN_VERSION = (2, 0)
 MAX_OPS = 150_000  # recorded calls kept; the oldest go first
@@ -79,10 +86,6 @@ def _room_for_deep_graphs() -> None:
             resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
         except (ValueError, OSError):
             pass
-
-
-def _is_gradviz_alias(module) -> bool:
-    return module is not None and getattr(module, "__name__", "").startswith("gradviz.")
 
 
 # --------------------------------------------------------------------------- recording
@@ -604,30 +607,6 @@ def grad_info(t):
 # --------------------------------------------------------------------------- the snapshot
 
 
-def is_torch_object(x) -> bool:
-    """A real torch tensor, grad_fn node, GradientEdge, or a (node, nr) pair of them."""
-    real = _real_torch()
-    if real is None:
-        return False
-    if isinstance(x, (list, tuple)) and not (len(x) == 2 and isinstance(x[1], int)):
-        return bool(x) and all(is_torch_object(r) for r in x)
-    if isinstance(x, real.Tensor):
-        return True
-    if isinstance(x, tuple) and len(x) == 2 and isinstance(x[1], int):
-        return x[0] is not None and _is_real_node(x[0])
-    return _is_real_node(x) or (hasattr(x, "node") and hasattr(x, "output_nr") and _is_real_node(x.node))
-
-
-def _real_torch():
-    """The real torch module, if the process has imported it."""
-    mod = sys.modules.get("torch")
-    return mod if mod is not None and not _is_gradviz_alias(mod) else None
-
-
-def _is_real_node(x) -> bool:
-    return hasattr(x, "next_functions") and hasattr(x, "metadata") and not hasattr(x, "saved_items")
-
-
 def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
     """The snapshot of a real PyTorch graph: the same plain data as the engine's."""
     import gc
@@ -644,14 +623,12 @@ def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
 
 
 def _snapshot(roots, names, recorder, sites):
-    from .snapshot import _Forward, relabel_sites
-
     torch = _real_torch() or import_torch()
     _room_for_deep_graphs()
     names = _names(names, torch)
     many = isinstance(roots, list) or (isinstance(roots, tuple) and not (len(roots) == 2 and isinstance(roots[1], int)))
     specs = [_root_spec(r, torch) for r in (roots if many else [roots])]
-    order, index = _walk([s[1] for s in specs if s[1] is not None])
+    order, index = walk([s[1] for s in specs if s[1] is not None], _next_nodes)
     reader = _Reader(recorder, torch)
     forward = None
     try:
@@ -659,7 +636,7 @@ def _snapshot(roots, names, recorder, sites):
             made = recorder._node_op
             recorder._walked = {made[seq]: n for n in order for seq in [_seq(n)]
                                 if made.get(seq) is not None and seq in recorder._main}
-            forward = _Forward(recorder, names, order, index, specs)
+            forward = Forward(recorder, names, order, index, specs)
         out_names = _output_names(specs, names, index, forward)
         calls = {}
         nodes = tuple(reader.node(index[id(n)], n, index, names, forward, out_names.get(index[id(n)]), calls)
@@ -719,22 +696,9 @@ def _root_spec(r, torch):
                     f"not {type(r).__name__}")
 
 
-def _walk(roots):
-    """Depth-first preorder over next_functions with an explicit stack, as the engine's walk."""
-    order, index = [], {}
-    stack = list(reversed(roots))
-    while stack:
-        node = stack.pop()
-        if id(node) in index:
-            continue
-        index[id(node)] = f"n{len(order)}"
-        order.append(node)
-        nexts = node.next_functions
-        for i in range(len(nexts) - 1, -1, -1):
-            nxt = nexts[i][0]
-            if nxt is not None and id(nxt) not in index:
-                stack.append(nxt)
-    return order, index
+def _next_nodes(node):
+    """The nodes a real node's edges lead to, for ``walk``."""
+    return [fn for fn, _ in node.next_functions]
 
 
 class _Reader:

@@ -16,8 +16,9 @@ including a loop over our dicts); the dead records are pruned on the next event.
 import re
 import weakref
 
+from .engines import is_engine_tensor as _is_tensor
 from .model import BackwardCallInfo
-from .snapshot import dtype_name
+from .records import OpRec, ValueRec, dtype_name
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
@@ -31,45 +32,6 @@ def forward_name(node):
         return forward_cls.__name__ + ".apply"
     base = _BACKWARD_SUFFIX.sub("", cls.__name__) or cls.__name__
     return _CAMEL.sub("_", base).lower()
-
-
-class ValueRec:
-    """One tensor state (or a constant) seen by the recorder."""
-    __slots__ = ("serial", "ref", "version", "prev", "shape", "dtype", "requires_grad", "is_leaf",
-                 "const", "users", "producer")
-
-    def __init__(self, serial, ref, shape, dtype, requires_grad, is_leaf, const=None, prev=None):
-        self.serial = serial
-        self.ref = ref  # weakref to the tensor; None for constants
-        # The same tensor's previous value (before an in-place op): a serial, not the
-        # record, so a long in-place chain is not a long linked list of objects.
-        self.prev = None if prev is None else prev.serial
-        self.version = 0 if prev is None else prev.version + 1
-        self.shape = shape
-        self.dtype = dtype
-        self.requires_grad = requires_grad
-        self.is_leaf = is_leaf
-        self.const = const  # text of a constant (a Python number, an array's shape)
-        self.users = 0  # live ops that refer to it; 0 -> pruned
-        self.producer = None  # serial of the op that made it
-
-
-class OpRec:
-    """One recorded op. ``saved`` says where each saved tensor came from:
-    (slot, is_output, index) -- an index into ``inputs``, or the output number."""
-    __slots__ = ("serial", "node_ref", "name", "node_name", "inputs", "outputs", "site", "saved",
-                 "during_backward")
-
-    def __init__(self, serial, node_ref, name, node_name, inputs, outputs, site, saved, during_backward):
-        self.serial = serial
-        self.node_ref = node_ref
-        self.name = name
-        self.node_name = node_name
-        self.inputs = inputs  # value serials
-        self.outputs = outputs
-        self.site = site
-        self.saved = saved
-        self.during_backward = during_backward
 
 
 class Recorder:
@@ -361,10 +323,6 @@ class Recorder:
         # Entries of tensors that died after their values were pruned.
         if len(self._tensors) > 2 * len(self._values) + 64:
             self._tensors = {k: v for k, v in self._tensors.items() if v.serial in self._values}
-
-
-def _is_tensor(x):
-    return hasattr(x, "_grad_fn") and hasattr(x, "_data")
 
 
 def _saved_map(node, inputs, outputs, positions):

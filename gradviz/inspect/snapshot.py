@@ -4,20 +4,27 @@ The backward graph is walked from the roots depth first with an explicit stack (
 recursion: a 100,000-op chain is fine), giving ids n0, n1, ... in visiting order. When a
 recorder is given, the forward ops the roots depend on are found by one backwards sweep
 over the recorded ops, and their values named (the caller's variable names, else an
-expression such as ``w1*a``).
+expression such as ``w1*a``): see ``forward``.
 
 Engine objects are read here and nowhere else in gradviz's inspection: the result holds
 only str, int, float, bool and tuples (see ``model``).
 """
-import dataclasses
 import gc
 from collections.abc import Mapping
 
 import numpy as np
 
-from . import expr
-from .model import (BackwardCallInfo, BackwardNode, Edge, ForwardOp, GradInfo, GraphSnapshot, LeafInfo, Root,
-                    SavedInfo, Value)
+from .engines import is_engine_edge as _is_edge
+from .engines import is_engine_node as _is_node
+from .engines import is_engine_root
+from .engines import is_engine_tensor as _is_tensor
+from .engines import uses_real_torch
+from .forward import Forward
+from .model import BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
+from .records import call_info as _call_info
+from .records import dtype_name, relabel_sites
+from .records import site as _site
+from .walk import walk
 
 
 def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
@@ -26,12 +33,13 @@ def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
     roots: a tensor, a grad_fn node, a ``(node, output_nr)`` edge, or a sequence of them.
     names: ``{id(tensor): name}`` (or ``{name: tensor}``) for the script's variables.
     recorder: a ``Recorder`` that watched the forward pass, for the forward graph.
-    Real PyTorch tensors and nodes (or a ``TorchRecorder``) are read by ``real_torch``.
+    Real PyTorch tensors and nodes (or a ``TorchRecorder``) are read by ``real_torch``:
+    this is the one place that picks the engine a snapshot reads.
     sites: ``fn((filename, line)) -> (filename, line)``, how the snapshot names the
     places of the user's code (a notebook's lines by cell: ``('In [5]', 3)``); by
     default the recorder's ``sites``, else the engine's own.
     """
-    if getattr(recorder, "torch", None) is not None or (recorder is None and _real_torch_roots(roots)):
+    if uses_real_torch(roots, recorder):
         from .real_torch import snapshot as real_snapshot  # the installed PyTorch's graph
 
         return real_snapshot(roots, names, recorder, sites)
@@ -48,47 +56,11 @@ def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
             gc.enable()
 
 
-def _real_torch_roots(roots) -> bool:
-    if _is_tensor(roots) or _is_node(roots) or _is_edge(roots):
-        return False
-    from .real_torch import is_torch_object
-
-    return is_torch_object(roots)
-
-
-def relabel_sites(snap: GraphSnapshot, place) -> GraphSnapshot:
-    """``snap`` with every site passed through ``place`` once; what shared a record
-    (the nodes one backward call freed) still shares one."""
-    mapped = {}
-
-    def site(s):
-        if s is None:
-            return None
-        if s not in mapped:
-            mapped[s] = place(s)
-        return mapped[s]
-
-    calls = {}
-
-    def call(c):
-        if c is None:
-            return None
-        if id(c) not in calls:
-            calls[id(c)] = dataclasses.replace(c, site=site(c.site))
-        return calls[id(c)]
-
-    return dataclasses.replace(
-        snap,
-        nodes=tuple(dataclasses.replace(n, site=site(n.site), freed_by=call(n.freed_by)) for n in snap.nodes),
-        ops=tuple(dataclasses.replace(op, site=site(op.site)) for op in snap.ops),
-        backward_calls=tuple(call(c) for c in snap.backward_calls))
-
-
 def _snapshot(roots, names, recorder):
     names = _normalize_names(names)
-    root_specs = [_root_spec(r) for r in _as_list(roots)]
-    order, index = _walk([spec[1] for spec in root_specs if spec[1] is not None])
-    forward = _Forward(recorder, names, order, index, root_specs) if recorder is not None else None
+    root_specs = [root_spec(r) for r in _as_list(roots)]
+    order, index = walk([spec[1] for spec in root_specs if spec[1] is not None], _next_nodes)
+    forward = Forward(recorder, names, order, index, root_specs) if recorder is not None else None
     out_names = _output_names(root_specs, names, index, forward)
 
     calls = {}  # id(backward call) -> its record; the calls stay alive through the nodes that name them
@@ -114,25 +86,13 @@ def _snapshot(roots, names, recorder):
 
 
 def _as_list(roots):
-    if _is_tensor(roots) or _is_node(roots) or _is_edge(roots):
+    if is_engine_root(roots):
         return [roots]
     return list(roots)
 
 
-def _is_tensor(x):
-    return hasattr(x, "_grad_fn") and hasattr(x, "_data")
-
-
-def _is_node(x):
-    return hasattr(x, "next_functions") and hasattr(x, "saved_items")
-
-
-def _is_edge(x):
-    return isinstance(x, tuple) and len(x) == 2 and (x[0] is None or _is_node(x[0])) and isinstance(x[1], int)
-
-
-def _root_spec(r):
-    """(tensor or None, node or None, output_nr)."""
+def root_spec(r):
+    """(tensor or None, node or None, output_nr) of one root of gradviz's engine."""
     if _is_tensor(r):
         node = r._grad_fn
         if node is None and r._requires_grad and r._accumulator is not None:
@@ -173,22 +133,11 @@ def _edges(node):
     return zip(fns, node._nrs) if fns is not None else node.next_functions
 
 
-def _walk(roots):
-    """Depth-first preorder over next_functions with an explicit stack: [nodes], {id(node): 'n<k>'}."""
-    order, index = [], {}
-    stack = list(reversed(roots))
-    while stack:
-        node = stack.pop()
-        if id(node) in index:
-            continue
-        index[id(node)] = f"n{len(order)}"  # the node's id string, made once
-        order.append(node)  # keeps the node alive while its id() is a key here
-        nexts = _next_nodes(node)
-        for i in range(len(nexts) - 1, -1, -1):
-            nxt = nexts[i]
-            if nxt is not None and id(nxt) not in index:
-                stack.append(nxt)
-    return order, index
+def node_ids(roots) -> dict:
+    """``{id(node): 'n<k>'}`` of the engine graph reachable from ``roots``, numbered as
+    ``snapshot`` numbers its nodes (the same walk from the same roots)."""
+    specs = [root_spec(r) for r in roots]
+    return walk([spec[1] for spec in specs if spec[1] is not None], _next_nodes)[1]
 
 
 def _node(node_id, node, index, names, forward, out_names, calls):
@@ -231,9 +180,6 @@ def _ordered(node):
     return [item for _, item in sorted(enumerate(items), key=key)]
 
 
-_DTYPE_NAMES = {}
-
-
 class _Outputs(dict):
     """Plain (shape, dtype) tuples of a node's _output_meta, shared between equal metas."""
 
@@ -245,14 +191,6 @@ class _Outputs(dict):
 
 
 _OUTPUTS = _Outputs()
-
-
-def dtype_name(dtype):
-    """numpy's dtype.name, cached: it is surprisingly slow and asked 100,000s of times."""
-    name = _DTYPE_NAMES.get(dtype)
-    if name is None:
-        name = _DTYPE_NAMES[dtype] = np.dtype(dtype).name
-    return name
 
 
 def _undefined(node, slot, value):
@@ -337,143 +275,6 @@ def _root(spec, names, index, forward):
 # --------------------------------------------------------------------------- forward
 
 
-class _Forward:
-    """The recorded ops the roots depend on, renumbered and named."""
-
-    def __init__(self, recorder, names, order, index, root_specs):
-        self.recorder = recorder
-        self.index = index
-        self.op_by_node = {}
-        ops = recorder.ops()
-        wanted = set()
-        for t, node, nr in root_specs:
-            rec = recorder.value_of(t) if t is not None else None
-            if rec is None and node is not None:
-                op = recorder.op_for_node(node)
-                if op is not None and nr < len(op.outputs):
-                    rec = recorder.value(op.outputs[nr])
-            if rec is not None:
-                wanted.add(rec.serial)
-        # One sweep from the last op back: an op is kept when it made a wanted value.
-        kept = []
-        for op in reversed(ops):
-            if any(s in wanted for s in op.outputs):
-                kept.append(op)
-                wanted.update(op.inputs)
-        kept.reverse()
-        self.ids = {}  # value serial -> 'v<k>'
-        values, fops = [], []
-        exprs, intern = {}, {}
-        for op in kept:
-            node = self.recorder.node_of(op)
-            for s in op.inputs + op.outputs:
-                if s not in self.ids:
-                    self.ids[s] = f"v{len(self.ids)}"
-            operands = [exprs.get(s) or self._source_expr(s, names, exprs) for s in op.inputs]
-            params = self.recorder.op_params(node) if op.name.startswith("pow") and node is not None else None
-            multi = len(op.outputs) > 1
-            for nr, s in enumerate(op.outputs):
-                named = self._name_of(s, names)
-                if named:
-                    exprs[s] = expr.atom(named)
-                else:
-                    e = expr.build(op.name, operands, params, nr if multi else None)
-                    exprs[s] = intern.setdefault(e, e)  # a chain repeats 'tanh(…)' 100,000 times
-            node_id = index.get(id(node)) if node is not None else None
-            if node is not None:
-                self.op_by_node[id(node)] = op
-            fops.append(ForwardOp(f"f{len(fops)}", op.name, op.node_name, tuple(self.ids[s] for s in op.inputs),
-                                  tuple(self.ids[s] for s in op.outputs), _site(op.site), node_id,
-                                  op.during_backward))
-        for s in self.ids:  # ids were given in first-appearance order
-            values.append(self._value(s, names, exprs))
-        self.values = tuple(values)
-        self.ops = tuple(fops)
-        self._names = {s: v.name for s, v in zip(self.ids, self.values)}
-        self._named = {s for s, v in zip(self.ids, self.values) if v.named}
-
-    def _source_expr(self, s, names, exprs):
-        rec = self.recorder.value(s)
-        if rec is None:
-            text = "?"
-        elif rec.const is not None:
-            text = rec.const
-        else:
-            # An unnamed tensor first seen as an input: a leaf made inline, data, a detached tensor.
-            text = self._name_of(s, names) or ("leaf" if rec.is_leaf and rec.requires_grad else "tensor")
-        exprs[s] = expr.atom(text)
-        return exprs[s]
-
-    def _name_of(self, s, names):
-        """The variable name of value ``s``: its tensor's name, versioned if overwritten since."""
-        rec = self.recorder.value(s)
-        if rec is None or rec.ref is None:
-            return None
-        t = rec.ref()
-        if t is None or id(t) not in names:
-            return None
-        latest = self.recorder.value_of(t)
-        if latest is rec:
-            return names[id(t)]
-        return f"{names[id(t)]} (v{rec.version})"
-
-    def _value(self, s, names, exprs):
-        rec = self.recorder.value(s)
-        vid = self.ids[s]
-        text = exprs[s][0] if s in exprs else "?"
-        if rec is None:
-            return Value(vid, text, False, "tensor", alive=False)
-        if rec.const is not None:
-            return Value(vid, rec.const, False, "constant", shape=rec.shape, dtype=rec.dtype, requires_grad=False,
-                         is_leaf=True)
-        t = rec.ref()
-        named = self._name_of(s, names) is not None
-        grad = None
-        if t is not None and self.recorder.value_of(t) is rec:
-            grad = self.recorder.grad_info(t)
-        node_id = None
-        op = self.recorder.op(rec.producer) if rec.producer is not None else None
-        node = self.recorder.node_of(op) if op is not None else None
-        if node is not None and id(node) in self.index:
-            node_id = self.index[id(node)]
-        return Value(vid, text, named, "tensor", shape=rec.shape, dtype=rec.dtype, requires_grad=rec.requires_grad,
-                     is_leaf=rec.is_leaf, version=rec.version, grad=grad, node=node_id, alive=t is not None)
-
-    # -- lookups for the backward side ---------------------------------------------
-    def op_of(self, node):
-        op = self.op_by_node.get(id(node))
-        return op if op is not None else self.recorder.op_for_node(node)
-
-    def describe(self, serial):
-        """(value id, variable name) of a recorded value, when it is in this snapshot."""
-        if serial is None:
-            return None, None
-        vid = self.ids.get(serial)
-        if vid is None:
-            return None, None
-        return vid, (self._names[serial] if serial in self._named else None)
-
-    def value_id_of_tensor(self, t):
-        rec = self.recorder.value_of(t)
-        return self.ids.get(rec.serial) if rec is not None else None
-
-    def value_id_of_output(self, node, nr):
-        op = self.op_of(node)
-        if op is None or nr >= len(op.outputs):
-            return None
-        return self.ids.get(op.outputs[nr])
-
-    def named_outputs(self):
-        """(node id, output_nr, name) for named values made by ops in the snapshot."""
-        for op in self.op_by_node.values():
-            node = self.recorder.node_of(op)
-            if node is None or id(node) not in self.index:
-                continue
-            for nr, s in enumerate(op.outputs):
-                if s in self._named:
-                    yield self.index[id(node)], nr, self._names[s]
-
-
 # --------------------------------------------------------------------------- helpers
 
 
@@ -484,27 +285,6 @@ def grad_info(t):
         return None
     data = g._data
     return GradInfo(tuple(data.shape), dtype_name(data.dtype))
-
-
-def _site(site):
-    if not site:
-        return None
-    if type(site) is tuple and type(site[0]) is str and type(site[1]) is int:
-        return site  # already plain (the engine's own tuple, shared by its nodes)
-    return (str(site[0]), int(site[1]))
-
-
-def _call_info(call, known):
-    """The plain record of a backward call; ``known`` keeps it per call for one snapshot
-    (every node a pass freed names the same call)."""
-    if call is None:
-        return None
-    info = known.get(id(call))
-    if info is None:
-        info = known[id(call)] = BackwardCallInfo(int(getattr(call, "index", 0)),
-                                                  str(getattr(call, "kind", "backward")),
-                                                  _site(getattr(call, "site", None)))
-    return info
 
 
 def _short(value, limit=40):
