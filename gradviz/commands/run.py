@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..render import options as graph_options  # imports nothing: the formats and the box budget
 from ..safe_text import visible, visible_line  # names and paths printed: shown, never obeyed
 from . import EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
@@ -32,7 +33,7 @@ class RunOptions:
     graph: Optional[str] = None
     roots: tuple = ()
     view: str = "both"
-    max_nodes: int = 300
+    max_nodes: int = graph_options.DEFAULT_MAX_NODES
     tree: bool = False
     backward_twice: bool = False
     retain_graph: bool = False
@@ -271,10 +272,10 @@ def _run(opts: RunOptions, program, send) -> int:
     if lint is not None:
         _print_lint(streams, lint)
     if html_path is not None:
-        from rich.text import Text
+        from gradviz.render.console import print_text
 
         streams.report.print()
-        streams.report.print(Text(f"Report written to {visible(html_path)}"), soft_wrap=True)
+        print_text(streams.report, f"Report written to {visible(html_path)}", soft_wrap=True)
     if result.stopped == "timeout":
         streams.err.print(f"gradviz: the script was stopped after {opts.timeout:g} s (--timeout); "
                           "the table shows what it had computed", soft_wrap=True, markup=False)
@@ -389,10 +390,9 @@ def _write_recorded(opts: RunOptions, program, result, shared) -> tuple:
 
 def _print_changes(streams, before: tuple, after: tuple, title: str) -> None:
     """--changed-only: the tensors a cell made or changed, and the names it dropped."""
-    from rich.text import Text
-
     from gradviz import scripting
     from gradviz.render import tables
+    from gradviz.render.console import print_text
 
     changed = scripting.changed_tensors(before, after)
     old = {t.name for t in before}
@@ -404,7 +404,7 @@ def _print_changes(streams, before: tuple, after: tuple, title: str) -> None:
     title = f"{title}: {', '.join(what)}" if what else title
     tables.print_tensors(streams.report, changed, title, empty="no tensor made or changed")
     if gone:
-        streams.report.print(Text(f"No longer named: {', '.join(visible_line(g) for g in gone)}"), soft_wrap=True)
+        print_text(streams.report, f"No longer named: {', '.join(visible_line(g) for g in gone)}", soft_wrap=True)
 
 
 def _locals_hint(names, program) -> Optional[str]:
@@ -427,7 +427,7 @@ def _warn_unused(opts: RunOptions, target, html_path) -> None:
     unused = []
     if not picture and opts.view != "both":
         unused.append("--view")
-    if not picture and opts.max_nodes != 300:
+    if not picture and opts.max_nodes != graph_options.DEFAULT_MAX_NODES:
         unused.append("--max-nodes")
     if opts.roots and not (picture or opts.tree or opts.backward_twice):
         unused.append("--root")
@@ -545,7 +545,7 @@ def root_names(rep) -> str:
 
 
 def _print_graph_report(opts, streams, rep: GraphReport, target) -> None:
-    from rich.text import Text
+    from gradviz.render.console import print_text
 
     if rep.snapshot is None:
         if rep.nothing and target is None:
@@ -553,17 +553,17 @@ def _print_graph_report(opts, streams, rep: GraphReport, target) -> None:
         return
     con = streams.report
     con.print()
-    con.print(Text(f"Graph of {visible_line(root_names(rep))}: {len(rep.snapshot.nodes)} backward nodes, "
-                   f"{len(rep.snapshot.ops)} forward ops; root chosen by {visible_line(rep.how)}"), soft_wrap=True)
+    print_text(con, f"Graph of {visible_line(root_names(rep))}: {len(rep.snapshot.nodes)} backward nodes, "
+               f"{len(rep.snapshot.ops)} forward ops; root chosen by {visible_line(rep.how)}", soft_wrap=True)
     for note in rep.notes:
         streams.note(note)
     if opts.tree or (opts.backward_twice and target is None):
         common.print_tree(streams, rep.snapshot)
     if rep.first is not None and not rep.first.ok:
         con.print()
-        con.print(Text(f"Backward on {visible_line(root_names(rep))} (run by gradviz for --backward-twice) raised:",
-                       style="bold red"))
-        con.print(Text(visible(rep.first.error_line)), soft_wrap=True)
+        print_text(con, f"Backward on {visible_line(root_names(rep))} (run by gradviz for --backward-twice) raised:",
+                   "bold red")
+        print_text(con, visible(rep.first.error_line), soft_wrap=True)
     if rep.second is not None:
         common.print_second_backward(streams, rep.second, common.freed_count(rep.snapshot), root_names(rep))
     if rep.outcome is not None:
@@ -606,9 +606,8 @@ def _lint(opts: RunOptions, streams) -> dict:
 
 
 def _print_lint(streams, lint: dict) -> None:
-    from rich.text import Text
-
     from gradviz.explain import render as explain_render
+    from gradviz.render.console import print_text
 
     con = streams.report
     con.print()
@@ -617,7 +616,7 @@ def _print_lint(streams, lint: dict) -> None:
         return
     n = len(lint["warnings"])
     if not n:
-        con.print(Text("Lint (--lint): no silent autograd pitfalls found"))
+        print_text(con, "Lint (--lint): no silent autograd pitfalls found")
         return
-    con.print(Text(f"Lint (--lint): {n} warning{'s' if n != 1 else ''}", style="bold"))
+    print_text(con, f"Lint (--lint): {n} warning{'s' if n != 1 else ''}", "bold")
     explain_render.print_warnings(lint["warnings"], file=con.file, width=min(100, con.width))
