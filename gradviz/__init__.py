@@ -5,7 +5,7 @@ Importing this package loads nothing heavy: the engine lives in ``gradviz.torch`
 In Jupyter, ``%load_ext gradviz`` gives the ``%%gradviz`` cell magic and
 ``gradviz.show(y)`` draws a tensor's graph inline (``gradviz.jupyter``).
 """
-__version__ = "0.1.0"
+from gradviz._version import __version__  # noqa: F401 - the one place it is written
 
 
 def show(tensors, *args, **kwargs):

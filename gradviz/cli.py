@@ -17,8 +17,9 @@ import sys
 
 import click
 
-from gradviz import __version__
+from gradviz._version import __version__
 from gradviz.commands import CommandError
+from gradviz.render.options import DEFAULT_MAX_NODES, HELP_CHOICES, SHORT_CHOICES  # imports nothing
 
 # click >= 8.2 raises this for a bare `gradviz`; older clicks print the help themselves
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -262,7 +263,7 @@ def _graph_options(out_flags, out_help):
             click.option("--view", type=VIEW, default="both", show_default=True,
                          help="Which graphs the picture shows: the forward graph (tensors and ops), "
                               "the backward graph (grad_fn nodes, saved tensors), or both side by side."),
-            click.option("--max-nodes", type=MAX_NODES, default=300, show_default=True, metavar="N",
+            click.option("--max-nodes", type=MAX_NODES, default=DEFAULT_MAX_NODES, show_default=True, metavar="N",
                          help="Box budget of the picture: past it, long chains and repeated structure are "
                               "collapsed into summary nodes ('×998 TanhBackward0'). 0 never collapses."),
             click.option("--tree", is_flag=True,
@@ -293,7 +294,7 @@ def _graph_options(out_flags, out_help):
                    "(value, grad, grad_fn, flags), and the names it dropped.")
 @_value_options
 @_graph_options(("--graph", "-o"),
-                "Write the graph to OUT: .svg, .png, .pdf or .dot/.gv; "
+                f"Write the graph to OUT: {HELP_CHOICES}; "
                 "'-' prints DOT on stdout.")
 @click.option("--root", "roots", multiple=True, metavar="NAME",
               help="Draw the graph of this named tensor as it is after the run (repeatable). "
@@ -370,7 +371,7 @@ def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_v
 @click.option("--no-backward", is_flag=True,
               help="Only the forward pass: no backward, no gradients.")
 @_graph_options(("-o", "--output"),
-                "Write the graph to OUT: .svg, .png, .pdf or .dot/.gv; "
+                f"Write the graph to OUT: {HELP_CHOICES}; "
                 "'-' prints DOT on stdout. Without it the backward graph is printed as a tree.")
 @_value_options
 @click.option("--json", "as_json", is_flag=True,
@@ -428,7 +429,7 @@ def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_n
               help='Print {"id", "candidates", "title", "cause", "fix", "context"} as JSON.')
 @click.option("--graph", "-o", "out", metavar="OUT", default=None,
               help="With a script: write the graph around the failing node to OUT "
-                   "(.svg, .png, .pdf, .dot; '-' prints DOT).")
+                   f"({SHORT_CHOICES}; '-' prints DOT).")
 @click.option("--timeout", type=TIMEOUT, default=None, metavar="SECONDS",
               help="With a script: give up if it has not raised after SECONDS.")
 @_engine_option

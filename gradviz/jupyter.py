@@ -31,6 +31,7 @@ import sys
 import traceback
 import types
 
+from .render.options import DEFAULT_MAX_NODES, HELP_CHOICES  # imports nothing
 from .safe_text import visible, visible_line  # what the cell named or raised: shown, never obeyed
 
 MAGIC = "gradviz"
@@ -61,7 +62,7 @@ def _command():
     from gradviz import cli
 
     @click.command(f"%%{MAGIC}", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-    @cli._graph_options(("--graph", "-o"), "Also write the graph to OUT: .svg, .png, .pdf or .dot/.gv.")
+    @cli._graph_options(("--graph", "-o"), f"Also write the graph to OUT: {HELP_CHOICES}.")
     @cli._value_options
     @click.option("--root", "roots", multiple=True, metavar="NAME",
                   help="Draw the graph of this named tensor (repeatable). Default: what the cell's last "
@@ -256,8 +257,8 @@ def _tree_text(snap) -> str:
 # --------------------------------------------------------------------------- show()
 
 
-def show(tensors, params=None, *, names=None, view="backward", max_nodes=300, show_saved=True, show_attrs=False,
-         title=None):
+def show(tensors, params=None, *, names=None, view="backward", max_nodes=DEFAULT_MAX_NODES, show_saved=True,
+         show_attrs=False, title=None):
     """The backward graph of ``tensors``, drawn inline in Jupyter; ``.save("g.png")`` writes it.
 
     tensors: a tensor, a list or tuple of tensors, or a dict ``{name: tensor}``.

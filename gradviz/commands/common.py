@@ -11,10 +11,11 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from ..render import options as graph_options  # imports nothing: the formats and the box budget
+from ..render.options import GRAPH_FORMATS
 from ..safe_text import visible  # every name and path printed goes through it: shown, never obeyed
 from . import EXIT_USAGE, CommandError
 
-GRAPH_FORMATS = ("dot", "gv", "svg", "png", "pdf")
 ENGINES = ("gradviz", "torch")
 
 
@@ -66,7 +67,7 @@ class Target:
     """Where a graph goes: a file (the extension picks the format) or stdout (DOT)."""
 
     path: Optional[str]  # None: stdout
-    format: str  # 'dot', 'svg', 'png', 'pdf'
+    format: str  # a format of render.options (the extension's, .gv written as DOT)
 
     @property
     def stdout(self) -> bool:
@@ -82,16 +83,16 @@ def output_target(path: Optional[str], option: str = "--graph") -> Optional[Targ
     if path is None:
         return None
     if path == "-":
-        return Target(None, "dot")
+        return Target(None, graph_options.DOT)
     if not path.strip():
         raise CommandError(f"{option} needs a file name (or - for DOT on stdout)", usage=True)
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     if not ext:
         raise CommandError(f"cannot write '{path}': add an extension to pick the format "
-                           "(.dot, .gv, .svg, .png or .pdf)")
+                           f"({graph_options.ANY_EXTENSION})")
     if ext not in GRAPH_FORMATS:
         raise CommandError(f"cannot write '{path}': unknown graph format '.{ext}' "
-                           "(use .dot, .gv, .svg, .png or .pdf)")
+                           f"(use {graph_options.ANY_EXTENSION})")
     if os.path.isdir(path):
         raise CommandError(f"cannot write '{path}': it is a directory")
     folder = os.path.dirname(path) or "."
@@ -101,7 +102,7 @@ def output_target(path: Optional[str], option: str = "--graph") -> Optional[Targ
         raise CommandError(f"cannot write '{path}': '{folder}' is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise CommandError(f"cannot write '{path}': permission denied")
-    return Target(path, "dot" if ext == "gv" else ext)
+    return Target(path, graph_options.format_of(ext))
 
 
 def refuse_the_input_as_output(source: str, outputs) -> None:
@@ -139,11 +140,11 @@ class Streams:
     """
 
     def __init__(self, data_on_stdout: bool = False):
-        from gradviz.render import tables
+        from gradviz.render import console
 
         self.data_on_stdout = data_on_stdout
-        self.err = tables.make_console(sys.stderr)
-        self.report = self.err if data_on_stdout else tables.make_console(sys.stdout)
+        self.err = console.make_console(sys.stderr)
+        self.report = self.err if data_on_stdout else console.make_console(sys.stdout)
 
     @property
     def report_file(self):
@@ -151,14 +152,14 @@ class Streams:
 
     def note(self, text: str) -> None:
         """A one-line remark on stderr: ``gradviz: note: ...``."""
-        from rich.text import Text
+        from gradviz.render.console import print_text
 
-        self.err.print(Text(f"gradviz: note: {visible(text)}"), soft_wrap=True)
+        print_text(self.err, f"gradviz: note: {visible(text)}", soft_wrap=True)
 
     def warn(self, text: str) -> None:
-        from rich.text import Text
+        from gradviz.render.console import print_text
 
-        self.err.print(Text(f"gradviz: warning: {visible(text)}", style="yellow"), soft_wrap=True)
+        print_text(self.err, f"gradviz: warning: {visible(text)}", "yellow", soft_wrap=True)
 
 
 # --------------------------------------------------------------------------- retain_graph
@@ -385,14 +386,14 @@ def second_backward_lines(second: PassResult, freed: int, root_names: str) -> li
 
 def print_second_backward(streams: Streams, second: PassResult, freed: int, root_names: str) -> None:
     """The second pass's outcome in the report, PyTorch's error verbatim."""
-    from rich.text import Text
+    from gradviz.render.console import print_text
 
     con = streams.report
     con.print()
     head, *rest = second_backward_lines(second, freed, root_names)
-    con.print(Text(visible(head), style="bold green" if second.ok else "bold red"))
+    print_text(con, visible(head), "bold green" if second.ok else "bold red")
     for line in rest:
-        con.print(Text(visible(line)), soft_wrap=True)
+        print_text(con, visible(line), soft_wrap=True)
 
 
 def freed_count(snap) -> int:
@@ -413,7 +414,7 @@ class GraphOutcome:
         if self.error is not None:
             return {"path": target.path, "format": target.format, "error": self.error.message}
         r = self.result
-        return {"path": r.path if r else None, "format": r.format if r else "dot",
+        return {"path": r.path if r else None, "format": r.format if r else graph_options.DOT,
                 "width": r.width if r else None, "height": r.height if r else None,
                 "notes": list(self.notes), "error": None}
 
@@ -480,16 +481,16 @@ def describe_written(outcome: GraphOutcome) -> str:
 
 
 def print_graph_outcome(streams: Streams, outcome: GraphOutcome) -> None:
-    from rich.text import Text
+    from gradviz.render.console import print_text
 
     if outcome.error is not None or outcome.result is None:
         for note in outcome.notes:
             streams.note(note)
         return
     streams.report.print()
-    streams.report.print(Text(describe_written(outcome)), soft_wrap=True)
+    print_text(streams.report, describe_written(outcome), soft_wrap=True)
     for note in outcome.notes:
-        streams.report.print(Text(f"note: {visible(note)}"), soft_wrap=True)
+        print_text(streams.report, f"note: {visible(note)}", soft_wrap=True)
 
 
 def print_tree(streams: Streams, snap, **options) -> None:

@@ -10,6 +10,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..render import options as graph_options  # imports nothing: the formats and the box budget
 from ..safe_text import visible  # names, paths and messages printed: shown, never obeyed
 from . import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
@@ -32,7 +33,7 @@ class GraphOptions:
     no_backward: bool = False
     output: Optional[str] = None
     view: str = "both"
-    max_nodes: int = 300
+    max_nodes: int = graph_options.DEFAULT_MAX_NODES
     tree: bool = False
     backward_twice: bool = False
     retain_graph: bool = False
@@ -134,7 +135,8 @@ def _run(opts: GraphOptions) -> int:
         flag = "--backward-twice" if opts.backward_twice else "--retain-graph"
         raise CommandError(f"{flag} needs a backward pass: drop --no-backward", usage=True)
     if target is None and html_path is None:
-        unused = [flag for flag, on in (("--view", opts.view != "both"), ("--max-nodes", opts.max_nodes != 300)) if on]
+        unused = [flag for flag, on in (("--view", opts.view != "both"),
+                                        ("--max-nodes", opts.max_nodes != graph_options.DEFAULT_MAX_NODES)) if on]
         if unused:
             print(f"gradviz graph: warning: {' and '.join(unused)} {'has' if len(unused) == 1 else 'have'} no "
                   "effect without -o/--output (or --html): without a file the graph is printed as a tree",
@@ -178,10 +180,10 @@ def _evaluate_and_show(opts, program, shape, specs, dtype, target, html_path, en
     else:
         _print(opts, streams, out, target)
         if html_path is not None:
-            from rich.text import Text
+            from gradviz.render.console import print_text
 
             streams.report.print()
-            streams.report.print(Text(f"Report written to {visible(html_path)}"), soft_wrap=True)
+            print_text(streams.report, f"Report written to {visible(html_path)}", soft_wrap=True)
     if out.error is not None:
         return EXIT_SCRIPT_ERROR
     if out.graph is not None and out.graph.error is not None:
@@ -339,9 +341,8 @@ def _pass_error(p: common.PassResult) -> dict:
 
 
 def _print(opts, streams, out: Outcome, target) -> None:
-    from rich.text import Text
-
     from gradviz.render import tables
+    from gradviz.render.console import print_text
 
     ev = out.evaluation
     title = f"Tensors of {_short(out.program.source)}"
@@ -353,7 +354,7 @@ def _print(opts, streams, out: Outcome, target) -> None:
         tables.print_tensors(streams.report, out.tensors, title)
     if ev is not None and out.error is None and not hasattr(ev.value, "grad_fn"):
         streams.report.print()
-        streams.report.print(Text(f"Result: {visible(repr(ev.value))}"), soft_wrap=True)
+        print_text(streams.report, f"Result: {visible(repr(ev.value))}", soft_wrap=True)
     for line in tables.nonfinite_lines(out.tensors):
         streams.warn(line)
     for note in out.notes:
@@ -372,8 +373,8 @@ def _print(opts, streams, out: Outcome, target) -> None:
             print(f"gradviz graph: error: {visible(out.graph.error.message)}", file=sys.stderr)
     elif target is None and out.snapshot is not None and not opts.as_json:
         streams.report.print()
-        streams.report.print(Text("Write a picture with -o graph.svg (or .png, .pdf, .dot; -o - prints DOT)."),
-                             style="dim")
+        print_text(streams.report, f"Write a picture with -o {graph_options.EXAMPLE_PICTURE}; -o - prints DOT).",
+                   style="dim")
 
 
 def _print_expression_error(streams, out: Outcome) -> None:

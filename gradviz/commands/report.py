@@ -103,7 +103,7 @@ def _explain(error_type: str, message: str):
 
 
 def _stamp(command: str) -> str:
-    from gradviz import __version__
+    from gradviz._version import __version__
 
     when = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M")
     return f"{command} · {when} · gradviz {__version__}"

@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..render import options as graph_options  # imports nothing: the formats and the box budget
 from ..safe_text import visible, visible_line  # names and paths printed: shown, never obeyed
 from . import EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
@@ -32,7 +33,7 @@ class RunOptions:
     graph: Optional[str] = None
     roots: tuple = ()
     view: str = "both"
-    max_nodes: int = 300
+    max_nodes: int = graph_options.DEFAULT_MAX_NODES
     tree: bool = False
     backward_twice: bool = False
     retain_graph: bool = False
@@ -137,9 +138,20 @@ def _sending_deltas(send):
     return send_cell
 
 
-def _run(opts: RunOptions, program, send) -> int:
-    from gradviz import scripting
+@dataclass
+class RunReport:
+    """What a run collected, for ``_present_json`` or ``_present_terminal`` to show."""
 
+    result: object  # scripting.RunResult
+    graph: Optional[GraphReport]  # None without a graph option (or when --html alone drew it)
+    lint: Optional[dict]
+    tensors: tuple  # the table: after the second backward, if there was one
+    target: Optional[common.Target]
+    html_path: Optional[str]
+
+
+def _run(opts: RunOptions, program, send) -> int:
+    """Check the options, run the cells, collect what they made, then present it."""
     eng = common.engine(opts.engine)
     target = common.output_target(opts.graph, "--graph")
     if opts.as_json and target is not None and target.stdout:
@@ -157,6 +169,22 @@ def _run(opts: RunOptions, program, send) -> int:
     if not opts.as_json:
         for note in program.notes:
             streams.note(note)
+
+    result = _run_cells(opts, program, send, eng, names, watch, cell_graphs, streams)
+
+    if supervised.in_fork():  # the script's os.fork(): this copy ends as under python, without a report
+        supervised.leave_fork(0 if result.ok else 1)
+    if result.stopped in ("timeout", "interrupt"):
+        supervised.script_stopped()
+    collected = _collect(opts, program, result, names, watch, cell_graphs, target, html_path, want_graph, streams)
+    if opts.as_json:
+        return _present_json(opts, streams, collected)
+    return _present_terminal(opts, program, names, streams, collected)
+
+
+def _run_cells(opts: RunOptions, program, send, eng, names, watch, cell_graphs, streams):
+    """Run the script's cells (each one's table printed as it ends with --cells); scripting's RunResult."""
+    from gradviz import scripting
 
     @contextlib.contextmanager
     def around(ns):
@@ -180,50 +208,51 @@ def _run(opts: RunOptions, program, send) -> int:
             if cell_graphs is not None:
                 cell_graphs.after(cell)
 
-        result = scripting.run_script(program, opts.script_args, echo=False, on_cell=on_json_cell, **kwargs)
-    else:
-        from gradviz.render import tables
+        return scripting.run_script(program, opts.script_args, echo=False, on_cell=on_json_cell, **kwargs)
 
-        before = [()]  # the tensors after the previous cell, for --changed-only
+    from gradviz.render import tables
 
-        def on_cell(cell):
-            share(cell)
-            if cell_graphs is not None:
-                cell_graphs.after(cell)
-            sys.stdout.flush()
-            if cell.error is not None:
-                tables.print_cell_error(streams.err, cell, total)
-            if opts.cells and not supervised.in_fork():
-                where = (f"{cell.label} (cell {cell.number} of {total})" if cell.label
-                         else f"cell {cell.number} of {total} (line {cell.line})")
-                if opts.changed_only:
-                    _print_changes(streams, before[0], cell.tensors, f"After {where}")
-                    before[0] = cell.tensors
-                else:
-                    tables.print_tensors(streams.report, cell.tensors, f"After {where}")
+    before = [()]  # the tensors after the previous cell, for --changed-only
 
-        # DOT on stdout: the script's own output goes to stderr, out of its way
-        redirect = contextlib.redirect_stdout(sys.stderr) if streams.data_on_stdout else contextlib.nullcontext()
-        status = progress.CellProgress.for_stream(sys.stderr)  # a terminal's status line, nothing elsewhere
-        with redirect:
-            try:
-                result = scripting.run_script(program, opts.script_args, echo=True, on_cell=on_cell,
-                                              progress=status, **kwargs)
-            except scripting.OutputClosed as e:
-                if e.error is None:
-                    raise BrokenPipeError() from None  # the CLI leaves quietly
-                raise CommandError(f"cannot write the script's output to stdout: {e.error.strerror or e.error}") \
-                    from None
-            finally:
-                if status is not None:
-                    status.close()
+    def on_cell(cell):
+        share(cell)
+        if cell_graphs is not None:
+            cell_graphs.after(cell)
         sys.stdout.flush()
+        if cell.error is not None:
+            tables.print_cell_error(streams.err, cell, total)
+        if opts.cells and not supervised.in_fork():
+            where = (f"{cell.label} (cell {cell.number} of {total})" if cell.label
+                     else f"cell {cell.number} of {total} (line {cell.line})")
+            if opts.changed_only:
+                _print_changes(streams, before[0], cell.tensors, f"After {where}")
+                before[0] = cell.tensors
+            else:
+                tables.print_tensors(streams.report, cell.tensors, f"After {where}")
 
-    if supervised.in_fork():  # the script's os.fork(): this copy ends as under python, without a report
-        supervised.leave_fork(0 if result.ok else 1)
-    if result.stopped in ("timeout", "interrupt"):
-        supervised.script_stopped()
-    report = graph_report(opts, watch, names, program) if watching else None
+    # DOT on stdout: the script's own output goes to stderr, out of its way
+    redirect = contextlib.redirect_stdout(sys.stderr) if streams.data_on_stdout else contextlib.nullcontext()
+    status = progress.CellProgress.for_stream(sys.stderr)  # a terminal's status line, nothing elsewhere
+    with redirect:
+        try:
+            result = scripting.run_script(program, opts.script_args, echo=True, on_cell=on_cell,
+                                          progress=status, **kwargs)
+        except scripting.OutputClosed as e:
+            if e.error is None:
+                raise BrokenPipeError() from None  # the CLI leaves quietly
+            raise CommandError(f"cannot write the script's output to stdout: {e.error.strerror or e.error}") \
+                from None
+        finally:
+            if status is not None:
+                status.close()
+    sys.stdout.flush()
+    return result
+
+
+def _collect(opts: RunOptions, program, result, names, watch, cell_graphs, target, html_path, want_graph,
+             streams) -> RunReport:
+    """After the run: the graph (written to --graph), the lint and the --html report."""
+    report = graph_report(opts, watch, names, program) if watch is not None else None
     if report is not None and target is not None:
         report.outcome = _write(report, target, opts)
     lint = _lint(opts, streams) if opts.lint else None
@@ -232,33 +261,41 @@ def _run(opts: RunOptions, program, send) -> int:
         report_page.write(html_path, report_page.run_page(opts, program, result, cell_graphs, report, lint))
         if not want_graph:
             report = None  # the report drew the graph; the terminal shows what it showed before
+    return RunReport(result, report, lint, tensors, target, html_path)
 
-    if opts.as_json:
-        from gradviz.render import jsonout
 
-        extra = {}
-        if report is not None:
-            extra["graph"] = _graph_json(report, target)
-        if lint is not None:
-            extra["lint"] = lint
-        doc = jsonout.run_dict(result)
-        doc.update(extra)
-        if result.stopped in ("timeout", "interrupt"):
-            doc["stopped"] = result.stopped
-        if html_path is not None:
-            doc["report"] = html_path
-        if report is not None and report.outcome is not None and report.outcome.error is not None:
-            _print_error(report.outcome.error)
-        if report is not None and opts.tree and report.snapshot is not None:
-            common.print_tree(streams, report.snapshot)  # stderr: stdout has the JSON
-        if report is not None and report.tensors is not None:
-            doc["tensors_after_second_backward"] = [jsonout.tensor_dict(t) for t in report.tensors]
-        jsonout.write_json(doc, sys.stdout)
-        sys.stdout.flush()
-        return _status(result, report)
+def _present_json(opts: RunOptions, streams, rr: RunReport) -> int:
+    """--json: the document on stdout; the graph's error and the --tree on stderr."""
+    from gradviz.render import jsonout
 
+    result, report = rr.result, rr.graph
+    extra = {}
+    if report is not None:
+        extra["graph"] = _graph_json(report, rr.target)
+    if rr.lint is not None:
+        extra["lint"] = rr.lint
+    doc = jsonout.run_dict(result)
+    doc.update(extra)
+    if result.stopped in ("timeout", "interrupt"):
+        doc["stopped"] = result.stopped
+    if rr.html_path is not None:
+        doc["report"] = rr.html_path
+    if report is not None and report.outcome is not None and report.outcome.error is not None:
+        _print_error(report.outcome.error)
+    if report is not None and opts.tree and report.snapshot is not None:
+        common.print_tree(streams, report.snapshot)  # stderr: stdout has the JSON
+    if report is not None and report.tensors is not None:
+        doc["tensors_after_second_backward"] = [jsonout.tensor_dict(t) for t in report.tensors]
+    jsonout.write_json(doc, sys.stdout)
+    sys.stdout.flush()
+    return _status(result, report)
+
+
+def _present_terminal(opts: RunOptions, program, names, streams, rr: RunReport) -> int:
+    """The tables, the graph report, the lint and how the run ended, for people."""
     from gradviz.render import tables
 
+    result, report, tensors = rr.result, rr.graph, rr.tensors
     if not opts.cells or (report is not None and report.tensors is not None):
         title = f"Tensors after {opts.script}"
         if report is not None and report.second is not None and report.second.ok:
@@ -267,14 +304,14 @@ def _run(opts: RunOptions, program, send) -> int:
     for line in tables.nonfinite_lines(tensors):
         streams.warn(line)
     if report is not None:
-        _print_graph_report(opts, streams, report, target)
-    if lint is not None:
-        _print_lint(streams, lint)
-    if html_path is not None:
-        from rich.text import Text
+        _print_graph_report(opts, streams, report, rr.target)
+    if rr.lint is not None:
+        _print_lint(streams, rr.lint)
+    if rr.html_path is not None:
+        from gradviz.render.console import print_text
 
         streams.report.print()
-        streams.report.print(Text(f"Report written to {visible(html_path)}"), soft_wrap=True)
+        print_text(streams.report, f"Report written to {visible(rr.html_path)}", soft_wrap=True)
     if result.stopped == "timeout":
         streams.err.print(f"gradviz: the script was stopped after {opts.timeout:g} s (--timeout); "
                           "the table shows what it had computed", soft_wrap=True, markup=False)
@@ -389,10 +426,9 @@ def _write_recorded(opts: RunOptions, program, result, shared) -> tuple:
 
 def _print_changes(streams, before: tuple, after: tuple, title: str) -> None:
     """--changed-only: the tensors a cell made or changed, and the names it dropped."""
-    from rich.text import Text
-
     from gradviz import scripting
     from gradviz.render import tables
+    from gradviz.render.console import print_text
 
     changed = scripting.changed_tensors(before, after)
     old = {t.name for t in before}
@@ -404,7 +440,7 @@ def _print_changes(streams, before: tuple, after: tuple, title: str) -> None:
     title = f"{title}: {', '.join(what)}" if what else title
     tables.print_tensors(streams.report, changed, title, empty="no tensor made or changed")
     if gone:
-        streams.report.print(Text(f"No longer named: {', '.join(visible_line(g) for g in gone)}"), soft_wrap=True)
+        print_text(streams.report, f"No longer named: {', '.join(visible_line(g) for g in gone)}", soft_wrap=True)
 
 
 def _locals_hint(names, program) -> Optional[str]:
@@ -427,7 +463,7 @@ def _warn_unused(opts: RunOptions, target, html_path) -> None:
     unused = []
     if not picture and opts.view != "both":
         unused.append("--view")
-    if not picture and opts.max_nodes != 300:
+    if not picture and opts.max_nodes != graph_options.DEFAULT_MAX_NODES:
         unused.append("--max-nodes")
     if opts.roots and not (picture or opts.tree or opts.backward_twice):
         unused.append("--root")
@@ -545,7 +581,7 @@ def root_names(rep) -> str:
 
 
 def _print_graph_report(opts, streams, rep: GraphReport, target) -> None:
-    from rich.text import Text
+    from gradviz.render.console import print_text
 
     if rep.snapshot is None:
         if rep.nothing and target is None:
@@ -553,17 +589,17 @@ def _print_graph_report(opts, streams, rep: GraphReport, target) -> None:
         return
     con = streams.report
     con.print()
-    con.print(Text(f"Graph of {visible_line(root_names(rep))}: {len(rep.snapshot.nodes)} backward nodes, "
-                   f"{len(rep.snapshot.ops)} forward ops; root chosen by {visible_line(rep.how)}"), soft_wrap=True)
+    print_text(con, f"Graph of {visible_line(root_names(rep))}: {len(rep.snapshot.nodes)} backward nodes, "
+               f"{len(rep.snapshot.ops)} forward ops; root chosen by {visible_line(rep.how)}", soft_wrap=True)
     for note in rep.notes:
         streams.note(note)
     if opts.tree or (opts.backward_twice and target is None):
         common.print_tree(streams, rep.snapshot)
     if rep.first is not None and not rep.first.ok:
         con.print()
-        con.print(Text(f"Backward on {visible_line(root_names(rep))} (run by gradviz for --backward-twice) raised:",
-                       style="bold red"))
-        con.print(Text(visible(rep.first.error_line)), soft_wrap=True)
+        print_text(con, f"Backward on {visible_line(root_names(rep))} (run by gradviz for --backward-twice) raised:",
+                   "bold red")
+        print_text(con, visible(rep.first.error_line), soft_wrap=True)
     if rep.second is not None:
         common.print_second_backward(streams, rep.second, common.freed_count(rep.snapshot), root_names(rep))
     if rep.outcome is not None:
@@ -606,9 +642,8 @@ def _lint(opts: RunOptions, streams) -> dict:
 
 
 def _print_lint(streams, lint: dict) -> None:
-    from rich.text import Text
-
     from gradviz.explain import render as explain_render
+    from gradviz.render.console import print_text
 
     con = streams.report
     con.print()
@@ -617,7 +652,7 @@ def _print_lint(streams, lint: dict) -> None:
         return
     n = len(lint["warnings"])
     if not n:
-        con.print(Text("Lint (--lint): no silent autograd pitfalls found"))
+        print_text(con, "Lint (--lint): no silent autograd pitfalls found")
         return
-    con.print(Text(f"Lint (--lint): {n} warning{'s' if n != 1 else ''}", style="bold"))
+    print_text(con, f"Lint (--lint): {n} warning{'s' if n != 1 else ''}", "bold")
     explain_render.print_warnings(lint["warnings"], file=con.file, width=min(100, con.width))

@@ -34,6 +34,8 @@ import gc
 from dataclasses import dataclass
 from typing import Dict, Tuple
 
+from .options import DEFAULT_MAX_NODES
+
 HUB_DEGREE = 3  # 3+ edges in or out: shared weight, wide join
 MIN_RUN = 3  # a run collapses only when at least this many items are inside it
 LONG_RUN = 12  # ... and before cutting into bands, only when this many are
@@ -90,7 +92,7 @@ def gc_paused():
             gc.enable()
 
 
-def plan(items, edges, kind, weight, pinned=(), budget=300, *, fold=False, roots=None) -> Plan:
+def plan(items, edges, kind, weight, pinned=(), budget=DEFAULT_MAX_NODES, *, fold=False, roots=None) -> Plan:
     """Decide which items to collapse. items: ids in a stable order; edges: (u, v) pairs.
 
     fold: fold repeated structure even when the weight is within the budget (the caller

@@ -22,13 +22,14 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import collapse, estimate
+from . import options as graph_options
 from ..safe_text import utf8, visible_line
 from .files import atomic_write
 from .values import format_shape
 from .layout import (DEFAULT_MAX_PIXELS, DEFAULT_TIMEOUT, MAX_SIDE, GraphvizNotFound, ImageTooLarge,  # noqa: F401
                      RenderError, draw)
 
-DEFAULT_MAX_NODES = 300
+DEFAULT_MAX_NODES = graph_options.DEFAULT_MAX_NODES
 # What a readable picture is: text at its own size (the smallest, 8 pt, is 10.7 px at
 # 96 dpi: the picture is never scaled down), and a size one can pan around in a viewer.
 # Past READABLE, repeated structure (loops) is folded, whatever the box budget
@@ -45,7 +46,7 @@ MIN_BUDGET = 24  # boxes: collapsing stops here, however big the estimate
 MAX_PARALLEL = 8  # arrows between the same two boxes drawn one by one, at most; more are one '×k'
 OVER = 1.5  # an estimate this far over the pixel budget is refused without a layout
 VIEWS = ("both", "forward", "backward")
-FORMATS = {"dot": "dot", "gv": "dot", "svg": "svg", "png": "png", "pdf": "pdf"}
+FORMATS = graph_options.EXTENSIONS  # extension -> format
 
 LEAF = "lightblue"
 ROOT = "darkolivegreen1"
@@ -78,7 +79,7 @@ def to_dot(snap, view="both", max_nodes=DEFAULT_MAX_NODES, **options) -> str:
 
 def render(snap, path, view="both", max_nodes=DEFAULT_MAX_NODES, *, max_pixels=DEFAULT_MAX_PIXELS,
            timeout=DEFAULT_TIMEOUT, **options) -> RenderResult:
-    """Write a picture of ``snap`` to ``path`` (.dot, .gv, .svg, .png or .pdf)."""
+    """Write a picture of ``snap`` to ``path`` (the extension picks the format: ``render.options.EXTENSIONS``)."""
     return Graph(snap, view=view, max_nodes=max_nodes, **options).save(path, max_pixels=max_pixels, timeout=timeout)
 
 
@@ -676,11 +677,11 @@ def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOU
     fmt = FORMATS.get(ext)
     if fmt is None:
         raise ValueError(f"cannot write '{path}': unknown graph format '.{ext}' "
-                         f"(use .dot, .gv, .svg, .png or .pdf)" if ext else
-                         f"cannot write '{path}': add an extension (.dot, .svg, .png or .pdf)")
-    if fmt == "dot":
+                         f"(use {graph_options.ANY_EXTENSION})" if ext else
+                         f"cannot write '{path}': add an extension ({graph_options.ANY_FORMAT})")
+    if fmt == graph_options.DOT:
         atomic_write(path, utf8(source))
-        return RenderResult(path, "dot", notes=tuple(notes))
+        return RenderResult(path, graph_options.DOT, notes=tuple(notes))
     try:
         if estimate is not None and (estimate.pixels > OVER * max_pixels or max(estimate.width, estimate.height)
                                      > OVER * MAX_SIDE):

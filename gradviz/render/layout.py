@@ -28,12 +28,12 @@ import subprocess
 import sys
 
 from ..safe_text import utf8
+from .options import DRAWN_FORMATS  # the formats Graphviz draws
 
 DEFAULT_MAX_PIXELS = 50_000_000  # about 7000 x 7000
 MAX_SIDE = 32_000  # cairo cannot draw wider or taller than 32767 px
 DEFAULT_TIMEOUT = 120  # seconds for each Graphviz step
 DPI = 96  # Graphviz's default for bitmaps
-DRAWN_FORMATS = ("svg", "png", "pdf")
 
 
 class RenderError(RuntimeError):

@@ -1,11 +1,10 @@
-"""Terminal presentation of a run: tensor tables and error reports (the only rich importer).
+"""Terminal presentation of a run: tensor tables and error reports.
 
 Everything here reads scripting's plain dataclasses; nothing touches the engine.
 Output is plain text (no colour codes, ASCII-safe boxes when needed) whenever the
 stream is not a terminal, as rich decides from the stream, ``NO_COLOR`` and ``TERM``.
 """
 
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -17,37 +16,11 @@ from rich.table import Table
 from rich.text import Text
 
 from ..safe_text import visible, visible_line
+from .console import PIPE_WIDTH, PipeConsole, make_console  # noqa: F401 - where they were first
 
 from .values import (COLUMNS, MAX_VALUES_CHARS, ValueOptions, current_options, data_forms,  # noqa: F401
                      format_number, format_shape, format_stats, format_values, grad_forms, grad_summary,
                      nonfinite_lines, printoptions, summarize, tensor_rows, value_lines)
-
-#: Width used when the output is not a terminal and $COLUMNS is not set (a pipe, a file).
-PIPE_WIDTH = 160
-
-
-class PipeConsole(Console):
-    """A rich Console that, when its reader goes away (``gradviz ... | head``), raises
-    BrokenPipeError for the CLI to end quietly with 141, instead of rich's own exit(1)."""
-
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        raise BrokenPipeError()
-
-
-def make_console(file, *, width=None) -> Console:
-    """A Console on ``file``; wider than rich's 80 columns in a pipe (unless $COLUMNS)."""
-    if width is None and "COLUMNS" not in os.environ:
-        isatty = getattr(file, "isatty", None)
-        try:
-            tty = bool(isatty and isatty())
-        except ValueError:  # a closed stream
-            tty = False
-        if not tty:
-            width = PIPE_WIDTH
-    # force_jupyter=False: inside a kernel, rich would display HTML instead of writing to ``file``
-    return PipeConsole(file=file, width=width, markup=False, highlight=False, emoji=False,
-                       soft_wrap=False, force_jupyter=False)
 
 
 # --------------------------------------------------------------------------- fitting the width

@@ -1,0 +1,49 @@
+"""What a picture of a graph can be: the file formats and the default box budget.
+
+The one place they are spelled: the CLI's help texts, the output checks
+(``commands.common.output_target``), the writers (``dot``, ``layout``) and their error
+messages all read them from here. Imports nothing, so the CLI can read it while it
+builds its options without loading rich or graphviz.
+"""
+
+#: Each extension a graph can be written to, and the format it is written in: DOT as
+#: text (``.dot``, its alias ``.gv``), or a picture laid out and drawn by Graphviz.
+EXTENSIONS = {"dot": "dot", "gv": "dot", "svg": "svg", "png": "png", "pdf": "pdf"}
+#: the extensions, in the order error messages list them
+GRAPH_FORMATS = tuple(EXTENSIONS)
+#: the formats Graphviz draws (the others are DOT, written as text)
+DRAWN_FORMATS = tuple(fmt for fmt in dict.fromkeys(EXTENSIONS.values()) if fmt != "dot")
+#: the extensions written as DOT text
+DOT_EXTENSIONS = tuple(ext for ext, fmt in EXTENSIONS.items() if fmt == "dot")
+DOT = DOT_EXTENSIONS[0]
+
+#: Box budget of a picture (--max-nodes, ``max_nodes=``): past it, long chains and
+#: repeated structure are collapsed into summary nodes. 0 never collapses.
+DEFAULT_MAX_NODES = 300
+
+
+def format_of(ext: str):
+    """The format an extension (without its dot, lower case) is written in; None if unknown."""
+    return EXTENSIONS.get(ext)
+
+
+def _dotted(formats) -> list:
+    return [f".{f}" for f in formats]
+
+
+def one_of(formats=GRAPH_FORMATS) -> str:
+    """'.dot, .gv, .svg, .png or .pdf'."""
+    names = _dotted(formats)
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+#: the extensions listed in error messages: every one ('.dot, .gv, .svg, .png or .pdf'),
+#: and one per format ('.dot, .svg, .png or .pdf')
+ANY_EXTENSION = one_of(GRAPH_FORMATS)
+ANY_FORMAT = one_of((DOT,) + DRAWN_FORMATS)
+#: for help texts: '.svg, .png, .pdf or .dot/.gv'
+HELP_CHOICES = ", ".join(_dotted(DRAWN_FORMATS)) + " or " + "/".join(_dotted(DOT_EXTENSIONS))
+#: for short hints: '.svg, .png, .pdf, .dot'
+SHORT_CHOICES = ", ".join(_dotted(DRAWN_FORMATS + (DOT,)))
+#: a hint that starts from the first drawn format: 'graph.svg (or .png, .pdf, .dot'
+EXAMPLE_PICTURE = f"graph.{DRAWN_FORMATS[0]} (or " + ", ".join(_dotted(DRAWN_FORMATS[1:] + (DOT,)))
