@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import catalog
+from .diagnose_saved import FREED_FAMILY, VERSION_FAMILY, _in_backward, diagnose_freed, diagnose_version
+from .facts import Diagnosed, Facts, _fix, _is_tensor  # noqa: F401 - Facts, _fix: also read from here
 from .match import Explanation, candidate, example_fix, explain_message
-from .source import Source, add_kwarg, assign_parts, indent_block
-from .diagnose_saved import FREED_FAMILY, VERSION_FAMILY, _fix, _in_backward, diagnose_freed, diagnose_version
+from .source import add_kwarg, assign_parts, indent_block, names_in
 
 # --------------------------------------------------------------------------- result
 
@@ -49,134 +50,6 @@ class Diagnosis:
                 "warnings": [dict(w) for w in self.warnings]}
 
 
-# --------------------------------------------------------------------------- facts
-
-
-def _is_tensor(x):
-    return hasattr(x, "_vbox") and hasattr(x, "_data") and hasattr(x, "_grad_fn")
-
-
-class Facts:
-    """What the run left behind, with helpers to name things."""
-
-    def __init__(self, outcome):
-        self.o = outcome
-        self.src = Source(outcome.source)
-        self.probe = outcome.probe
-        self.code_path = outcome.code_path
-
-    # -- places ------------------------------------------------------------------------
-    def where(self, site):
-        """{"file", "line", "code"} for a (file, line) site; file is None inside the script."""
-        if not site:
-            return None
-        f, line = site
-        if f == self.code_path:
-            return {"file": None, "line": line, "code": self.src.line(line)}
-        return {"file": f, "line": line, "code": _file_line(f, line)}
-
-    def at(self, site):
-        w = self.where(site)
-        if not w:
-            return "an unknown line"
-        code = f" (`{w['code']}`)" if w["code"] else ""
-        return (self.line_ref(w["line"]) if w["file"] is None else f"{os.path.basename(w['file'])}:{w['line']}") + code
-
-    def line_ref(self, line, start=False) -> str:
-        """How the text names a line of the user's code: 'line 9' ('Line 9' to start a
-        sentence), or a notebook's 'In [5], line 3'."""
-        program = self.o.program
-        if program is not None and program.notebook and line:
-            return program.describe(line)
-        return f"{'Line' if start else 'line'} {line}"
-
-    def line_of(self, site):
-        w = self.where(site)
-        return w["line"] if w and w["file"] is None else None
-
-    # -- names -------------------------------------------------------------------------
-    def scopes(self):
-        return [self.o.frame_locals, self.o.namespace]
-
-    def names(self, pred, limit=6):
-        out = []
-        seen = set()
-        for scope in self.scopes():
-            for name, v in list(scope.items()):
-                if name.startswith("_") or name in seen:
-                    continue
-                try:
-                    if _is_tensor(v):
-                        if pred(v):
-                            out.append(name)
-                            seen.add(name)
-                    elif isinstance(v, (list, tuple)) and 0 < len(v) <= 64:
-                        for i, x in enumerate(v):
-                            if _is_tensor(x) and pred(x):
-                                out.append(f"{name}[{i}]")
-                                seen.add(name)
-                    elif hasattr(v, "named_parameters") and callable(v.named_parameters) and not isinstance(v, type):
-                        for pn, p in v.named_parameters():
-                            if pred(p):
-                                out.append(f"{name}.{pn}")
-                                seen.add(name)
-                except Exception:  # noqa: BLE001 - a broken user object is not our error
-                    continue
-                if len(out) >= limit:
-                    return out
-        return out
-
-    def name_of(self, tensor):
-        if tensor is None:
-            return None
-        found = self.names(lambda t: t is tensor, limit=1)
-        return found[0] if found else None
-
-    def names_sharing(self, vbox):
-        return self.names(lambda t: t._vbox is vbox)
-
-    def optimizers(self):
-        out = []
-        for scope in self.scopes():
-            for name, v in list(scope.items()):
-                if hasattr(v, "param_groups") and hasattr(v, "zero_grad") and not isinstance(v, type):
-                    if all(o is not v for _, o in out):
-                        out.append((name, v))
-        return out
-
-    def evaluate(self, expr):
-        """Value of a dotted/indexed name like ``model.fc1.weight`` or ``params[0]`` (no calls)."""
-        m = re.match(r"^[A-Za-z_]\w*", expr)
-        if not m:
-            return None
-        cur = None
-        for scope in self.scopes():
-            if m.group(0) in scope:
-                cur = scope[m.group(0)]
-                break
-        else:
-            return None
-        rest = expr[m.end():]
-        for part in re.findall(r"\.\w+|\[\s*-?\d+\s*\]|\[\s*'[^']*'\s*\]|\[\s*\"[^\"]*\"\s*\]", rest):
-            try:
-                if part.startswith("."):
-                    cur = getattr(cur, part[1:])
-                else:
-                    key = part[1:-1].strip()
-                    cur = cur[int(key)] if re.fullmatch(r"-?\d+", key) else cur[key.strip("'\"")]
-            except Exception:  # noqa: BLE001
-                return None
-        return cur
-
-
-def _file_line(path, line):
-    try:
-        import linecache
-        return linecache.getline(path, line).strip()
-    except Exception:  # noqa: BLE001
-        return ""
-
-
 def _others(ids, chosen, reasons=None):
     out = []
     for i in ids:
@@ -192,88 +65,116 @@ NO_GRAD_FN_FAMILY = ["backward_no_grad_fn", "backward_in_no_grad", "double_backw
 
 
 def diagnose_no_grad_fn(facts, exc, ctx):
-    t = ctx.get("tensor")
-    name = facts.name_of(t)
-    err_line = facts.o.error_line
-    err_code = facts.src.line(err_line)
-    m = re.search(r"element (\d+)", str(exc))
-    index = int(m.group(1)) if m else 0
-    expr = name or (re.sub(r"\.backward\(.*$", "", err_code) if ".backward(" in err_code else None)
-    assign_line = facts.src.last_assignment(name, err_line) if name else None
-    context = {"tensor": name, "index": index, "assigned_at": assign_line,
-               "shape": list(t.shape) if t is not None else None}
+    """Which of the three causes of 'does not require grad and does not have a grad_fn': a gradient
+    differentiated again, a loss computed under no_grad, or nothing that requires grad."""
+    s = _Failing(facts, exc, ctx)
+    return _double_backward(facts, s) or _in_no_grad(facts, s) or _no_requires_grad(facts, s)
 
-    # the names the failing tensor is built from: itself, or the names in the backward expression
-    from .source import names_in
-    expr_names = [name] if name else names_in(re.sub(r"\.backward\(.*$", "", err_code)) if ".backward(" in err_code \
-        else []
-    expr_names = [n for n in expr_names if n and n != "torch"]
 
-    def assigned(n):
-        line = facts.src.last_assignment(n, err_line)
-        return line, facts.src.line(line) if line else ""
+class _Failing:
+    """The tensor a backward found without grad_fn, as the three diagnoses of it read it."""
 
-    # follow the assignments back a few steps: penalty = dy.pow(2).sum() <- (dy,) = autograd.grad(...)
-    frontier, seen_names = list(expr_names), set(expr_names)
-    for _ in range(3):
-        nxt = []
-        for n in frontier:
-            _, code = assigned(n)
-            _, rhs = assign_parts(code) if code else (None, None)
-            for r in rhs or []:
-                if r not in seen_names and r != "torch" and not r.startswith("_"):
-                    seen_names.add(r)
-                    nxt.append(r)
-        expr_names.extend(nxt)
-        frontier = nxt
+    def __init__(self, facts, exc, ctx):
+        self.facts = facts
+        self.t = t = ctx.get("tensor")
+        self.name = name = facts.name_of(t)
+        self.err_line = err_line = facts.o.error_line
+        self.err_code = err_code = facts.src.line(err_line)
+        m = re.search(r"element (\d+)", str(exc))
+        index = int(m.group(1)) if m else 0
+        self.expr = name or (re.sub(r"\.backward\(.*$", "", err_code) if ".backward(" in err_code else None)
+        self.assign_line = facts.src.last_assignment(name, err_line) if name else None
+        self.context = {"tensor": name, "index": index, "assigned_at": self.assign_line,
+                        "shape": list(t.shape) if t is not None else None}
+        self.expr_names = self._expr_names()
 
-    # double backward: a gradient was differentiated
+    def assigned(self, n):
+        line = self.facts.src.last_assignment(n, self.err_line)
+        return line, self.facts.src.line(line) if line else ""
+
+    def _expr_names(self):
+        """The names the failing tensor is built from: itself, or the names in the backward expression."""
+        err_code = self.err_code
+        expr_names = [self.name] if self.name else names_in(re.sub(r"\.backward\(.*$", "", err_code)) \
+            if ".backward(" in err_code else []
+        expr_names = [n for n in expr_names if n and n != "torch"]
+        # follow the assignments back a few steps: penalty = dy.pow(2).sum() <- (dy,) = autograd.grad(...)
+        frontier, seen_names = list(expr_names), set(expr_names)
+        for _ in range(3):
+            nxt = []
+            for n in frontier:
+                _, code = self.assigned(n)
+                _, rhs = assign_parts(code) if code else (None, None)
+                for r in rhs or []:
+                    if r not in seen_names and r != "torch" and not r.startswith("_"):
+                        seen_names.add(r)
+                        nxt.append(r)
+            expr_names.extend(nxt)
+            frontier = nxt
+        return expr_names
+
+
+def _gradient_source(facts, s):
+    """The line that computed the failing tensor as a gradient (without a graph), or None."""
+    t, err_line, err_code = s.t, s.err_line, s.err_code
     from_grad = getattr(t, "_gradviz_grad_of", None)
     grad_src = None
     if from_grad is not None or (t is not None and facts.names(lambda x: x._grad is t, limit=1)):
-        grad_src = assign_line or err_line
+        grad_src = s.assign_line or err_line
     if grad_src is None and re.search(r"\.grad\b(?!_fn)", re.sub(r"\.backward\(.*$", "", err_code)):
         grad_src = err_line
-    for n in expr_names:
+    for n in s.expr_names:
         if grad_src is not None:
             break
-        line, code = assigned(n)
+        line, code = s.assigned(n)
         v = facts.evaluate(n)
         if _is_tensor(v) and facts.names(lambda x: x._grad is v, limit=1):
             grad_src = line or err_line
         elif code and re.search(r"autograd\.grad\(|\.grad\b(?!_fn)", code) and "create_graph=True" not in code:
             grad_src = line
-    if grad_src is not None:
-        gcode = facts.src.line(grad_src)
-        context["gradient_from_line"] = grad_src
-        if re.search(r"autograd\.grad\(", gcode):
-            before = f"{gcode}\n{err_code}" if grad_src != err_line else err_code
-            after = f"{add_kwarg(gcode, 'create_graph=True') or gcode}\n{err_code}" if grad_src != err_line else ""
-            src_txt = f"{facts.line_ref(grad_src)} (`{gcode}`) computed it with torch.autograd.grad"
-        else:
-            back = facts.src.find_lines(r"\.backward\(", 1, err_line - 1)
-            bl = facts.src.line(back[-1]) if back else ""
-            before = f"{bl}\n{err_code}" if bl else err_code
-            after = f"{add_kwarg(bl, 'create_graph=True') or bl}\n{err_code}" if bl else ""
-            src_txt = (f"it is a .grad filled by the backward at {facts.line_ref(back[-1])} (`{bl}`)" if back
-                       else "it is a .grad")
-        cause = (f"The tensor differentiated at {facts.line_ref(err_line)} (`{err_code}`) is computed from a gradient: "
-                 f"{src_txt} without create_graph=True, so it is a constant with no grad_fn and cannot be "
-                 "differentiated again. "
-                 + catalog.get("double_backward_no_create_graph").why)
-        return "double_backward_no_create_graph", cause, _fix(
-            "Compute the first gradient with create_graph=True.", before, after), context, {
-            "backward_no_grad_fn": "the tensor is a gradient computed without a graph",
-            "backward_in_no_grad": "grad mode was on; the gradient itself had no graph"}
+    return grad_src
 
-    # computed under no_grad / inference_mode
+
+def _double_backward(facts, s):
+    """double_backward_no_create_graph: a gradient was differentiated."""
+    err_line, err_code = s.err_line, s.err_code
+    grad_src = _gradient_source(facts, s)
+    if grad_src is None:
+        return None
+    gcode = facts.src.line(grad_src)
+    s.context["gradient_from_line"] = grad_src
+    if re.search(r"autograd\.grad\(", gcode):
+        before = f"{gcode}\n{err_code}" if grad_src != err_line else err_code
+        after = f"{add_kwarg(gcode, 'create_graph=True') or gcode}\n{err_code}" if grad_src != err_line else ""
+        src_txt = f"{facts.line_ref(grad_src)} (`{gcode}`) computed it with torch.autograd.grad"
+    else:
+        back = facts.src.find_lines(r"\.backward\(", 1, err_line - 1)
+        bl = facts.src.line(back[-1]) if back else ""
+        before = f"{bl}\n{err_code}" if bl else err_code
+        after = f"{add_kwarg(bl, 'create_graph=True') or bl}\n{err_code}" if bl else ""
+        src_txt = (f"it is a .grad filled by the backward at {facts.line_ref(back[-1])} (`{bl}`)" if back
+                   else "it is a .grad")
+    cause = (f"The tensor differentiated at {facts.line_ref(err_line)} (`{err_code}`) is computed from a gradient: "
+             f"{src_txt} without create_graph=True, so it is a constant with no grad_fn and cannot be "
+             "differentiated again. "
+             + catalog.get("double_backward_no_create_graph").why)
+    return Diagnosed("double_backward_no_create_graph", cause, _fix(
+        "Compute the first gradient with create_graph=True.", before, after), s.context, {
+        "backward_no_grad_fn": "the tensor is a gradient computed without a graph",
+        "backward_in_no_grad": "grad mode was on; the gradient itself had no graph"})
+
+
+def _grad_mode_block(facts, s):
+    """(the no_grad/inference_mode block or decorator the failing tensor was computed in, or None;
+    the line that computed it there)."""
+    t, err_line, assign_line, expr_names = s.t, s.err_line, s.assign_line, s.expr_names
     mode = None
     if t is not None and getattr(t, "_inference", False):
         mode = "torch.inference_mode()"
     created_no_grad = getattr(t, "_gradviz_created_in_no_grad", None)
     block = None
     line = assign_line or err_line
-    for cand_line in [assign_line, err_line] + [assigned(n)[0] for n in expr_names]:
+    for cand_line in [assign_line, err_line] + [s.assigned(n)[0] for n in expr_names]:
         if cand_line and facts.src.in_no_grad(cand_line):
             block, line = facts.src.in_no_grad(cand_line), cand_line
             break
@@ -281,8 +182,8 @@ def diagnose_no_grad_fn(facts, exc, ctx):
         no_grad_fns = facts.src.no_grad_functions()
         for n in expr_names:
             if n in no_grad_fns:
-                block, line = no_grad_fns[n], assigned(n)[0] or assign_line or err_line
-                for cand_line in [assign_line] + [assigned(m)[0] for m in expr_names]:
+                block, line = no_grad_fns[n], s.assigned(n)[0] or assign_line or err_line
+                for cand_line in [assign_line] + [s.assigned(m)[0] for m in expr_names]:
                     if cand_line and re.search(rf"\b{re.escape(n)}\(", facts.src.line(cand_line)):
                         line = cand_line
                         break
@@ -291,54 +192,72 @@ def diagnose_no_grad_fn(facts, exc, ctx):
         for n in expr_names:
             v = facts.evaluate(n)
             if _is_tensor(v) and getattr(v, "_inference", False):
-                mode, line = "torch.inference_mode()", assigned(n)[0] or err_line
+                mode, line = "torch.inference_mode()", s.assigned(n)[0] or err_line
                 break
     if mode or created_no_grad or block:
-        where = block or mode or "torch.no_grad()"
-        context["grad_mode_block"] = where
-        context["computed_at"] = line
-        code = facts.src.line(line)
-        cause = (f"`{expr or 'the tensor'}` was computed from {facts.line_ref(line)} (`{code}`), which ran inside "
-                 f"{where}, so autograd recorded nothing and it has no grad_fn. "
-                 + catalog.get("backward_in_no_grad").why)
-        if where.startswith("@"):  # a decorated function: show the decorator going away
-            deco = facts.src.find_lines(re.escape(where))
-            d_line = deco[0] if deco else None
-            before = f"{facts.src.line(d_line)}\n{facts.src.line(d_line + 1)}" if d_line else ""
-            after = facts.src.line(d_line + 1) if d_line else ""
-        elif where.startswith("with "):  # a with-block inside a called function
-            before = after = ""
-        else:
-            before, after = indent_block(code, f"with {where}:"), code
-        return "backward_in_no_grad", cause, _fix(
-            f"Compute `{expr or 'the loss'}` outside {where}; keep the block for evaluation only.",
-            before, after), context, {
-            "backward_no_grad_fn": f"the inputs may require grad, but {where} was active",
-            "double_backward_no_create_graph": "the tensor is not a gradient"}
+        return block or mode or "torch.no_grad()", line
+    return None, line
 
-    # nothing requires grad: name the leaves that should
-    leaves = []
-    rhs_names = []
-    code_of_assign = facts.src.line(assign_line) if assign_line else ""
-    if code_of_assign:
-        _, rhs_names = assign_parts(code_of_assign)
-    if ".backward(" in err_code and not name:
-        rhs_names = names_in(re.sub(r"\.backward\(.*$", "", err_code))
-    for n in rhs_names or []:
-        v = facts.evaluate(n)
-        if _is_tensor(v) and v._grad_fn is None and not v._requires_grad:
-            leaves.append(n)
+
+def _in_no_grad(facts, s):
+    """backward_in_no_grad: computed under no_grad / inference_mode."""
+    where, line = _grad_mode_block(facts, s)
+    if where is None:
+        return None
+    expr = s.expr
+    s.context["grad_mode_block"] = where
+    s.context["computed_at"] = line
+    code = facts.src.line(line)
+    cause = (f"`{expr or 'the tensor'}` was computed from {facts.line_ref(line)} (`{code}`), which ran inside "
+             f"{where}, so autograd recorded nothing and it has no grad_fn. "
+             + catalog.get("backward_in_no_grad").why)
+    if where.startswith("@"):  # a decorated function: show the decorator going away
+        deco = facts.src.find_lines(re.escape(where))
+        d_line = deco[0] if deco else None
+        before = f"{facts.src.line(d_line)}\n{facts.src.line(d_line + 1)}" if d_line else ""
+        after = facts.src.line(d_line + 1) if d_line else ""
+    elif where.startswith("with "):  # a with-block inside a called function
+        before = after = ""
+    else:
+        before, after = indent_block(code, f"with {where}:"), code
+    return Diagnosed("backward_in_no_grad", cause, _fix(
+        f"Compute `{expr or 'the loss'}` outside {where}; keep the block for evaluation only.",
+        before, after), s.context, {
+        "backward_no_grad_fn": f"the inputs may require grad, but {where} was active",
+        "double_backward_no_create_graph": "the tensor is not a gradient"})
+
+
+def _frozen_modules(facts, names):
+    """The modules among ``names`` whose parameters are all frozen."""
     frozen = []
     for scope in facts.scopes():
         for mname, mod in list(scope.items()):
             if hasattr(mod, "parameters") and hasattr(mod, "named_parameters") and not isinstance(mod, type) \
-                    and mname in (rhs_names or []) + re.findall(r"\w+", err_code):
+                    and mname in names:
                 try:
                     ps = list(mod.parameters())
                 except Exception:  # noqa: BLE001
                     continue
                 if ps and not any(p.requires_grad for p in ps):
                     frozen.append(mname)
+    return frozen
+
+
+def _no_requires_grad(facts, s):
+    """backward_no_grad_fn: nothing requires grad; name the leaves that should."""
+    err_line, err_code, assign_line, expr, context = s.err_line, s.err_code, s.assign_line, s.expr, s.context
+    leaves = []
+    rhs_names = []
+    code_of_assign = facts.src.line(assign_line) if assign_line else ""
+    if code_of_assign:
+        _, rhs_names = assign_parts(code_of_assign)
+    if ".backward(" in err_code and not s.name:
+        rhs_names = names_in(re.sub(r"\.backward\(.*$", "", err_code))
+    for n in rhs_names or []:
+        v = facts.evaluate(n)
+        if _is_tensor(v) and v._grad_fn is None and not v._requires_grad:
+            leaves.append(n)
+    frozen = _frozen_modules(facts, (rhs_names or []) + re.findall(r"\w+", err_code))
     context.update({"inputs_without_grad": leaves, "frozen_modules": frozen})
     trainable = facts.names(lambda x: x._grad_fn is None and x._requires_grad)
     context["leaves_requiring_grad"] = trainable
@@ -363,11 +282,11 @@ def diagnose_no_grad_fn(facts, exc, ctx):
     elif frozen:
         before = f"for p in {frozen[0]}.parameters(): p.requires_grad = False"
         after = f"for p in {frozen[0]}.parameters(): p.requires_grad = True"
-    return "backward_no_grad_fn", cause, _fix(
+    return Diagnosed("backward_no_grad_fn", cause, _fix(
         "Give the tensors you want gradients for requires_grad=True (or make them nn.Parameter) before the forward "
         "pass, and do not cut the graph between them and the loss.", before, after or ""), context, {
         "backward_in_no_grad": "the loss was not computed inside no_grad/inference_mode",
-        "double_backward_no_create_graph": "the tensor is not a gradient"}
+        "double_backward_no_create_graph": "the tensor is not a gradient"})
 
 
 # --------------------------------------------------------------------------- .grad is None
@@ -426,7 +345,7 @@ def diagnose_grad_none(facts, exc):
                    f"if {expr}.grad is not None:\n    {code}")
     context["reason"] = reason
     cause = f"{facts.line_ref(err_line, start=True)} (`{code}`) calls .{attr} on `{expr}.grad`, which is None. {text}"
-    return "grad_is_none_zero", cause, fix, context, {}
+    return Diagnosed("grad_is_none_zero", cause, fix, context, {})
 
 
 # --------------------------------------------------------------------------- everything else
@@ -445,67 +364,87 @@ def _generic(facts, exc, eid, ctx):
     line = facts.o.error_line
     code = facts.src.line(line)
     context = {}
-    before, after = code, ""
     t = ctx.get("tensor")
     name = facts.name_of(t) if t is not None else None
     if name:
         context["tensor"] = name
         context["shape"] = list(t.shape)
     if eid in ("backward_nonscalar", "grad_nonscalar_no_grad_outputs"):
-        in_grad = any(fn == "grad" and "autograd" in f for f, _, fn in facts.o.frames)
-        eid = "grad_nonscalar_no_grad_outputs" if in_grad else "backward_nonscalar"
-        e = catalog.get(eid)
-        # the user's name for the output, else the expression the call was made on (never an example's name)
-        nm = name or _differentiated_expr(code, in_grad)
-        shape = f" of shape {list(t.shape)}" if t is not None else ""
-        if nm and in_grad:
-            after = add_kwarg(code, f"grad_outputs=torch.ones_like({nm})") or ""
-        elif nm and f"{nm}.backward()" in code:
-            after = code.replace(f"{nm}.backward()", f"{nm}.sum().backward()", 1)
-        numel = t.numel() if t is not None else "several"
-        cause_extra = f"`{nm}`{shape} has {numel} elements." if nm else f"The output{shape} has {numel} elements."
-        cause = f"{facts.line_ref(line, start=True)} (`{code}`): {cause_extra} {e.cause}"
-        return eid, cause, _fix(e.fix, before, after), context, {
-            ("backward_nonscalar" if in_grad else "grad_nonscalar_no_grad_outputs"):
-                ("the call is torch.autograd.grad" if in_grad else "the call is .backward()")}
+        return _nonscalar(facts, t, name, line, code, context)
     if eid == "mm_shape_mismatch":
-        facts_msg = explain_message(str(exc)).context
-        mat1, mat2 = facts_msg.get("mat1"), facts_msg.get("mat2")
-        extra = ""
-        if mat1 and mat2:
-            context.update({"mat1": mat1, "mat2": mat2})
-            extra = f"The product was ({mat1[0]}x{mat1[1]}) @ ({mat2[0]}x{mat2[1]}): {mat1[1]} != {mat2[0]}."
-            from .source import names_in
-            for n in names_in(code):
-                mod = facts.evaluate(n)
-                in_f = getattr(mod, "in_features", None)
-                if isinstance(in_f, int) and in_f == mat2[0] and mat1[1] != in_f:
-                    al = facts.src.last_assignment(n, line)
-                    decl = facts.src.line(al) if al else ""
-                    context.update({"layer": n, "in_features": in_f, "input_features": mat1[1]})
-                    extra = (f"`{n}` is an nn.Linear with in_features={in_f}, but the input reaching it has "
-                             f"{mat1[1]} features in its last dimension.")
-                    if decl:
-                        new = re.sub(rf"Linear\(\s*(in_features\s*=\s*)?{in_f}\b", rf"Linear(\g<1>{mat1[1]}", decl, 1)
-                        if new != decl:
-                            before, after = decl, new
-                    break
-            else:
-                m = re.search(r"(\w[\w.]*)\s*@\s*(\w[\w.]*)", code)
-                mm = re.search(r"\b(mm|matmul)\(\s*(\w[\w.]*)\s*,\s*(\w[\w.]*)\s*\)", code)
-                if m and mat1[1] == mat2[1]:
-                    after = code.replace(m.group(0), f"{m.group(1)} @ {m.group(2)}.T", 1)
-                elif mm and mat1[1] == mat2[1]:
-                    after = code.replace(mm.group(0), f"{mm.group(1)}({mm.group(2)}, {mm.group(3)}.T)", 1)
-        cause = f"{facts.line_ref(line, start=True)} (`{code}`): {extra} {e.cause}" if code else e.cause
-        return eid, cause, _fix(e.fix, before, after), context, {}
+        return _mm_shape(facts, exc, e, line, code, context)
     if eid == "broadcast_mismatch":
         f = explain_message(str(exc)).context
         if "size_a" in f:
             context.update({k: f[k] for k in ("size_a", "size_b", "dim")})
             cause = (f"{facts.line_ref(line, start=True)} (`{code}`): the operands have {f['size_a']} and "
                      f"{f['size_b']} elements in dimension {f['dim']}. {e.cause}")
-            return eid, cause, _fix(e.fix, code, ""), context, {}
+            return Diagnosed(eid, cause, _fix(e.fix, code, ""), context, {})
+    after = _rewritten_line(facts, eid, code)
+    if not after and not code:  # no line of the script to show: the catalog's example, labelled as one
+        return Diagnosed(eid, e.cause, example_fix(e), context, {})
+    cause = f"{facts.line_ref(line, start=True)} (`{code}`): {e.cause}" if code else e.cause
+    return Diagnosed(eid, cause, _fix(e.fix, code, after or ""), context, {})
+
+
+def _nonscalar(facts, t, name, line, code, context):
+    """backward_nonscalar or grad_nonscalar_no_grad_outputs, told apart by the call that failed."""
+    in_grad = any(fn == "grad" and "autograd" in f for f, _, fn in facts.o.frames)
+    eid = "grad_nonscalar_no_grad_outputs" if in_grad else "backward_nonscalar"
+    e = catalog.get(eid)
+    after = ""
+    # the user's name for the output, else the expression the call was made on (never an example's name)
+    nm = name or _differentiated_expr(code, in_grad)
+    shape = f" of shape {list(t.shape)}" if t is not None else ""
+    if nm and in_grad:
+        after = add_kwarg(code, f"grad_outputs=torch.ones_like({nm})") or ""
+    elif nm and f"{nm}.backward()" in code:
+        after = code.replace(f"{nm}.backward()", f"{nm}.sum().backward()", 1)
+    numel = t.numel() if t is not None else "several"
+    cause_extra = f"`{nm}`{shape} has {numel} elements." if nm else f"The output{shape} has {numel} elements."
+    cause = f"{facts.line_ref(line, start=True)} (`{code}`): {cause_extra} {e.cause}"
+    return Diagnosed(eid, cause, _fix(e.fix, code, after), context, {
+        ("backward_nonscalar" if in_grad else "grad_nonscalar_no_grad_outputs"):
+            ("the call is torch.autograd.grad" if in_grad else "the call is .backward()")})
+
+
+def _mm_shape(facts, exc, e, line, code, context):
+    """mm_shape_mismatch: the two inner sizes, and the nn.Linear whose in_features is wrong, if one is."""
+    before, after = code, ""
+    facts_msg = explain_message(str(exc)).context
+    mat1, mat2 = facts_msg.get("mat1"), facts_msg.get("mat2")
+    extra = ""
+    if mat1 and mat2:
+        context.update({"mat1": mat1, "mat2": mat2})
+        extra = f"The product was ({mat1[0]}x{mat1[1]}) @ ({mat2[0]}x{mat2[1]}): {mat1[1]} != {mat2[0]}."
+        for n in names_in(code):
+            mod = facts.evaluate(n)
+            in_f = getattr(mod, "in_features", None)
+            if isinstance(in_f, int) and in_f == mat2[0] and mat1[1] != in_f:
+                al = facts.src.last_assignment(n, line)
+                decl = facts.src.line(al) if al else ""
+                context.update({"layer": n, "in_features": in_f, "input_features": mat1[1]})
+                extra = (f"`{n}` is an nn.Linear with in_features={in_f}, but the input reaching it has "
+                         f"{mat1[1]} features in its last dimension.")
+                if decl:
+                    new = re.sub(rf"Linear\(\s*(in_features\s*=\s*)?{in_f}\b", rf"Linear(\g<1>{mat1[1]}", decl, 1)
+                    if new != decl:
+                        before, after = decl, new
+                break
+        else:
+            m = re.search(r"(\w[\w.]*)\s*@\s*(\w[\w.]*)", code)
+            mm = re.search(r"\b(mm|matmul)\(\s*(\w[\w.]*)\s*,\s*(\w[\w.]*)\s*\)", code)
+            if m and mat1[1] == mat2[1]:
+                after = code.replace(m.group(0), f"{m.group(1)} @ {m.group(2)}.T", 1)
+            elif mm and mat1[1] == mat2[1]:
+                after = code.replace(mm.group(0), f"{mm.group(1)}({mm.group(2)}, {mm.group(3)}.T)", 1)
+    cause = f"{facts.line_ref(line, start=True)} (`{code}`): {extra} {e.cause}" if code else e.cause
+    return Diagnosed("mm_shape_mismatch", cause, _fix(e.fix, before, after), context, {})
+
+
+def _rewritten_line(facts, eid, code):
+    """The failing line as the fix of ``eid`` rewrites it ("" when there is no rewrite)."""
+    after = ""
     if eid in ("inplace_leaf", "inplace_view_of_leaf"):
         after = indent_block(code, "with torch.no_grad():")
     elif eid == "numpy_requires_grad":
@@ -540,12 +479,7 @@ def _generic(facts, exc, eid, ctx):
         nm = re.match(r"(\w+)\.backward\(", code)
         if nm:
             after = re.sub(r"gradient\s*=\s*[\w.]+(\([^()]*\))?", f"gradient=torch.ones_like({nm.group(1)})", code)
-    if not after and not code:  # no line of the script to show: the catalog's example, labelled as one
-        return eid, e.cause, example_fix(e), context, {}
-    if not after:
-        before, after = code, ""
-    cause = f"{facts.line_ref(line, start=True)} (`{code}`): {e.cause}" if code else e.cause
-    return eid, cause, _fix(e.fix, before, after), context, {}
+    return after
 
 
 def _deepcopy_after(facts, code):
@@ -612,7 +546,7 @@ def diagnose_script(path, argv=(), *, lint=True) -> Diagnosis:
             raise
         result = _generic(facts, exc, eid, ctx) if eid else None
         if result is not None:
-            result[3]["diagnosis_error"] = f"{type(e).__name__}: {e}"
+            result.context["diagnosis_error"] = f"{type(e).__name__}: {e}"
     node = ctx.get("node")
     roots = _graph_roots(facts, node, outcome)
     names = _graph_names(facts)
@@ -623,19 +557,19 @@ def diagnose_script(path, argv=(), *, lint=True) -> Diagnosis:
                          fix=unknown_script_fix(torch_engine=False), context={"error_line": outcome.error_line},
                          error=error,
                          warnings=warning_dicts, stdout=outcome.stdout, explanation=explanation)
-    chosen, cause, fix, context, ruled_out = result
-    context = _plain(context)
+    chosen = result.id
+    context = _plain(result.context)
     context.setdefault("error_line", outcome.error_line)
     if getattr(exc, "gradviz_id", None) and exc.gradviz_id != chosen:
         context["engine_id"] = exc.gradviz_id
     family = _shared_ids(chosen)
     if len(family) == 1:
         family = [i for i in explanation.ids if i != chosen] if chosen in explanation.ids else []
-    cands = _others(family, chosen, ruled_out)
-    return Diagnosis(id=chosen, candidates=cands, title=catalog.get(chosen).title, cause=" ".join(cause.split()),
-                     fix=fix, context=context, error=error, warnings=warning_dicts,
-                     stdout=outcome.stdout, explanation=explanation, failing_node=node, graph_roots=roots,
-                     graph_names=names)
+    cands = _others(family, chosen, result.ruled_out)
+    return Diagnosis(id=chosen, candidates=cands, title=catalog.get(chosen).title,
+                     cause=" ".join(result.cause.split()), fix=result.fix, context=context, error=error,
+                     warnings=warning_dicts, stdout=outcome.stdout, explanation=explanation, failing_node=node,
+                     graph_roots=roots, graph_names=names)
 
 
 def unknown_script_fix(torch_engine) -> dict:

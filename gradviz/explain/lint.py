@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import catalog
+from .facts import Facts, _file_line
 
 LINT_ONLY = {
     "grad_accumulation_no_zero_grad": {
@@ -97,7 +98,6 @@ def findings_to_warnings(facts):
 def _where(facts, file, line):
     if file == facts.code_path or file is None:
         return None, line, facts.src.line(line)
-    from .diagnose import _file_line
     return file, line, _file_line(file, line)
 
 
@@ -266,7 +266,6 @@ def _scalars_in_graph(facts):
 
 def lint_script(path, argv=()):
     """Run the whole script (errors end their cell only) and return its lint warnings."""
-    from .diagnose import Facts
     from .probe import Probe
     from .runner import run_until_error
 
