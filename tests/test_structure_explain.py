@@ -5,8 +5,6 @@ inside functions too: a cycle put off until call time is still a cycle."""
 import ast
 from pathlib import Path
 
-import pytest
-
 PACKAGE = "gradviz.explain"
 ROOT = Path(__file__).resolve().parents[1] / "gradviz" / "explain"
 MAX_FUNCTION_LINES = 100
