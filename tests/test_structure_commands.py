@@ -16,7 +16,9 @@ import sys
 
 import pytest
 
-ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gradviz")
+from _source_tree import PACKAGE_DIR, by_rel, imports, modules
+
+ROOT = str(PACKAGE_DIR)
 OPTIONS = "render/options.py"
 
 #: modules outside gradviz/render that may still import rich, and why
@@ -30,48 +32,13 @@ OTHER_300 = {
 FORMAT_NAMES = ("dot", "gv", "svg", "png", "pdf")
 
 
-def _sources():
-    out = {}
-    for folder, _, files in os.walk(ROOT):
-        for name in files:
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                rel = os.path.relpath(path, ROOT).replace(os.sep, "/")
-                with open(path, encoding="utf-8") as f:
-                    out[rel] = ast.parse(f.read(), filename=path)
-    return out
+SOURCES = {m.rel: m.tree for m in modules().values()}
+MODULES = {name: m.rel for name, m in modules().items()}
 
 
-SOURCES = _sources()
-
-
-def _module_name(rel: str) -> str:
-    parts = ["gradviz"] + rel[:-len(".py")].split("/")
-    return ".".join(parts[:-1]) if parts[-1] == "__init__" else ".".join(parts)
-
-
-MODULES = {_module_name(rel): rel for rel in SOURCES}
-
-
-def _imports(rel: str, tree):
-    """(imported module, line) for every import in ``tree``, at any depth, made absolute;
-    ``from package import name`` counts as importing the submodule when there is one."""
-    me = _module_name(rel)
-    package = me if rel.endswith("__init__.py") else me.rpartition(".")[0]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield alias.name, node.lineno
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - (node.level - 1)]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module
-            for alias in node.names:
-                sub = f"{module}.{alias.name}"
-                yield (sub if sub in MODULES else module), node.lineno
+def _imports(rel: str):
+    """(imported module, line) for every import of the module at ``rel``, at any depth."""
+    return [(target, line) for target, _, line in imports(by_rel(rel))]
 
 
 def _parents(tree):
@@ -110,13 +77,13 @@ def test_the_sources_were_found():
 def test_rich_is_imported_under_render_only():
     outside = sorted(f"{rel}:{line}" for rel, tree in SOURCES.items()
                      if not rel.startswith("render/") and rel not in RICH_EXCEPTIONS
-                     for module, line in _imports(rel, tree) if module == "rich" or module.startswith("rich."))
+                     for module, line in _imports(rel) if module == "rich" or module.startswith("rich."))
     assert not outside, f"rich imported outside gradviz/render: {outside}"
 
 
 def test_each_rich_exception_is_still_needed():
     for rel, why in RICH_EXCEPTIONS.items():
-        assert any(m == "rich" or m.startswith("rich.") for m, _ in _imports(rel, SOURCES[rel])), \
+        assert any(m == "rich" or m.startswith("rich.") for m, _ in _imports(rel)), \
             f"{rel} no longer imports rich: drop it from RICH_EXCEPTIONS ({why})"
 
 
@@ -131,7 +98,7 @@ def _reachable(start: str) -> set:
         if module in seen or module not in MODULES:
             continue
         seen.add(module)
-        todo.extend(m for m, _ in _imports(MODULES[module], SOURCES[MODULES[module]]))
+        todo.extend(m for m, _ in _imports(MODULES[module]))
     return seen
 
 
@@ -140,7 +107,7 @@ def test_no_import_cycle_between_the_package_and_the_cli():
     # and all it imports, must read nothing from the package's __init__
     assert "gradviz.cli" in _reachable("gradviz")
     assert "gradviz" not in _reachable("gradviz.cli") - {"gradviz.cli"}
-    assert "gradviz" not in {m for m, _ in _imports("cli.py", SOURCES["cli.py"])}
+    assert "gradviz" not in {m for m, _ in _imports("cli.py")}
 
 
 def test_the_package_imports_only_its_version_up_front():
@@ -217,4 +184,4 @@ def test_the_formats_are_listed_once():
 @pytest.mark.parametrize("rel", ["cli.py", "jupyter.py", "commands/common.py", "commands/graph.py",
                                  "render/dot.py", "render/layout.py"])
 def test_the_readers_of_the_formats_import_them(rel):
-    assert any(m == "gradviz.render.options" for m, _ in _imports(rel, SOURCES[rel])), rel
+    assert any(m == "gradviz.render.options" for m, _ in _imports(rel)), rel
