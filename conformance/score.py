@@ -65,17 +65,12 @@ def close(got, want, rtol=1e-4, atol=1e-5):
                 and all(close(g, w, rtol, atol) for g, w in zip(got, want)))
     if got is None or want is None:
         return got is want
-    got, want = _number(got), _number(want)
+    got, want = float(got), float(want)  # float() also reads strict JSON's "NaN" and "Infinity"
     if math.isnan(got) or math.isnan(want):
         return math.isnan(got) and math.isnan(want)
     if math.isinf(got) or math.isinf(want):
         return got == want
     return abs(got - want) <= atol + rtol * abs(want)
-
-
-def _number(value):
-    """A JSON number, or the strings "NaN" / "Infinity" that strict JSON writes for them."""
-    return float(value)
 
 
 def values_match(want, got):

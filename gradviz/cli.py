@@ -35,12 +35,17 @@ def _echo_err(msg: str) -> None:
     click.echo(visible(msg), err=True)
 
 
+def _cannot_write_output(reason: str) -> int:
+    """The one line for a stdout that failed (a full disk, > /dev/full): a usage error."""
+    _echo_err(f"gradviz: error: cannot write the output: {reason}")
+    return EXIT_USAGE
+
+
 def _failed(e: Exception) -> int:
     """The exit status for an exception no command handled, with its one line."""
     if isinstance(e, OSError) and e.errno in _OUTPUT_DEVICE_ERRORS:
         # the terminal or file the report goes to failed (a full disk, > /dev/full): not a bug
-        _echo_err(f"gradviz: error: cannot write the output: {e.strerror}")
-        return EXIT_USAGE
+        return _cannot_write_output(e.strerror)
     if os.environ.get("GRADVIZ_DEBUG"):
         import traceback
 
@@ -78,9 +83,7 @@ def _settle_stdout(code: int) -> int:
     except (OSError, ValueError) as e:  # ValueError: the script closed our stdout
         _silence_stdout()
         if code != EXIT_USAGE:
-            reason = getattr(e, "strerror", None) or str(e)
-            _echo_err(f"gradviz: error: cannot write the output: {reason}")
-            code = EXIT_USAGE
+            code = _cannot_write_output(getattr(e, "strerror", None) or str(e))
         return code
 
 
@@ -105,7 +108,7 @@ class GradvizGroup(click.Group):
         _never_fail_encoding()
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except SystemExit as e:
+        except SystemExit:
             if not isinstance(sys.stdout, click.utils.PacifyFlushWrapper):
                 raise
             # click turns a closed pipe (EPIPE) into exit 1 after pacifying stdout: ours is 141

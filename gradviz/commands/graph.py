@@ -229,16 +229,10 @@ def _table(ev) -> tuple:
     return rows
 
 
-def _real_guard():
-    """The allocation guard that holds real PyTorch to the expression's limits."""
-    from gradviz.inspect.torch_guard import allocation_guard
-
-    return allocation_guard
-
-
 def _evaluate(opts, program, shape, specs, dtype, target, eng, clock) -> Outcome:
     from gradviz import expression
     from gradviz.inspect import snapshot
+    from gradviz.inspect.torch_guard import allocation_guard  # holds real PyTorch to the expression's limits
 
     engine = eng.torch
     out = Outcome(program=program)
@@ -252,7 +246,7 @@ def _evaluate(opts, program, shape, specs, dtype, target, eng, clock) -> Outcome
             try:
                 ev = common.without_caller(lambda: expression.evaluate(
                     program, shape=shape, var_specs=specs, seed=opts.seed, dtype=dtype, engine=engine,
-                    guard=_real_guard() if eng.real else None))
+                    guard=allocation_guard if eng.real else None))
             except expression.ExpressionError as e:
                 raise _expression_error(e) from None
             except Exception as e:  # noqa: BLE001 - the expression raised: show it as explain would
