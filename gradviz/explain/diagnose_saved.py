@@ -55,9 +55,9 @@ def _boundary(roots, mark):
     from .probe import walk
     out = []
     for n in walk(roots):
-        if n._sequence_nr > mark and n._sequence_nr < (1 << 62):
+        if mark < n._sequence_nr() < (1 << 62):
             for nxt, _ in n.next_functions:
-                if nxt is not None and nxt._sequence_nr <= mark and type(nxt).__name__ != "AccumulateGrad":
+                if nxt is not None and nxt._sequence_nr() <= mark and type(nxt).__name__ != "AccumulateGrad":
                     out.append((n, nxt))
     return out
 

@@ -41,7 +41,7 @@ class CallRec:
         self.site = getattr(call, "site", None)
         self.retain_graph = getattr(call, "retain_graph", None)  # when the engine provides it
         self.mark = mark  # the newest node sequence number when the call started
-        self.root_seqs = tuple(n._sequence_nr for n, _ in roots if n is not None)
+        self.root_seqs = tuple(n._sequence_nr() for n, _ in roots if n is not None)
         self.roots = tuple((weakref.ref(n), nr) for n, nr in roots if n is not None)
         self.finished = False
         self.failed = False
@@ -124,7 +124,7 @@ class Probe:
 
     # -- engine events -----------------------------------------------------------------
     def on_node(self, node, inputs, outputs):
-        seq = node._sequence_nr
+        seq = node._sequence_nr()
         if seq > self.max_seq and seq < (1 << 62):
             self.max_seq = seq
         site = getattr(node, "_site", None)

@@ -154,9 +154,15 @@ def _node(node_id, node, index, names, forward, out_names, calls):
     outputs = _OUTPUTS[getattr(node, "_output_meta", ()) or ()]
     return BackwardNode(
         id=node_id, name=node.name(), type=cls, site=_site(getattr(node, "_site", None)),
-        sequence_nr=int(getattr(node, "_sequence_nr", -1)), edges=tuple(edges), saved=saved, outputs=outputs,
+        sequence_nr=_sequence_nr(node), edges=tuple(edges), saved=saved, outputs=outputs,
         freed_by=_call_info(getattr(node, "_freed_by", None), calls), leaf=leaf, inner=inner,
         output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else ())
+
+
+def _sequence_nr(node):
+    """PyTorch's ``node._sequence_nr()``; -1 for a node type that has none."""
+    sequence_nr = getattr(node, "_sequence_nr", None)
+    return int(sequence_nr()) if sequence_nr is not None else -1
 
 
 def _ordered(node):

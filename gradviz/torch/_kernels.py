@@ -212,22 +212,6 @@ def can_cast(from_dtype, to_dtype):
     return from_kind <= to_kind and not (to_kind == 0 and from_kind != 0)
 
 
-def as_dtype_of(values, like):
-    """Random draws (float64, int64 or bool) in the dtype of the tensor they fill."""
-    return np.asarray(values).astype(like.dtype, copy=False)
-
-
-def random_upper_bound(dtype):
-    """random_()'s inclusive upper end: 2**mantissa digits for floats, the type's max for integers."""
-    if dtype.kind == "f":
-        return 2 ** (np.finfo(dtype).nmant + 1)
-    if dtype.kind == "V":  # bfloat16: 8 significant bits
-        return 2 ** 8
-    if dtype.kind == "b":
-        return 1
-    return np.iinfo(dtype).max
-
-
 def cast(x, dtype):
     """``x`` in a requested torch dtype (None keeps it)."""
     return x if dtype is None or x.dtype == dtype.np else x.astype(dtype.np)

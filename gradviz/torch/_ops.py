@@ -41,60 +41,81 @@ def node_class(name):
     return cls
 
 
-class Op:
-    __slots__ = ("node_name", "node_class", "forward", "formulas", "formula_args", "input_index", "diff_positions",
-                 "saved_names", "unread_options", "view", "promotes", "arithmetic", "multi_output", "variadic",
-                 "save_plan", "save_plan_used", "plans", "positions", "raw", "raw_steps", "special", "last_sig",
-                 "last_call", "plain", "joint", "hidden")
+class OpMemo:
+    """What the engine learns about an op while it runs, kept apart from what the op declares:
+    caches, filled on first use and never part of the op's meaning."""
+    __slots__ = ("plans", "raw", "raw_steps", "last_sig", "last_call")
 
-    def __init__(self, node_name, forward, /, view=False, promotes=False, arithmetic=False, multi_output=False,
-                 keeps=(), plain=None, outputs=(), joint=False, hidden=(), **formulas):
-        inputs, options, self.variadic = _signature(forward)
-        self.node_name = node_name
-        self.node_class = node_class(node_name)
-        self.forward = forward
-        self.input_index = {name: i for i, name in enumerate(inputs)}
-        self.diff_positions = tuple(self.input_index[name] for name in formulas)
-        self.formulas = tuple(formulas.values())
-        self.formula_args = tuple(f.__code__.co_varnames[1:f.__code__.co_argcount] for f in self.formulas)
-        if self.variadic:
-            self.input_index = {}
-        # A node keeps what its formulas read, as PyTorch's do: the inputs and outputs named in
-        # them and those options; other options only steer the forward (sum's dtype, view's size).
-        # ``keeps`` names options PyTorch saves although our formula does without them.
-        # ``hidden`` names options our formulas read but PyTorch's node does not save (layer
-        # norm's eps: ATen's backward reads the saved rstd instead): kept, never shown.
-        self.hidden = frozenset(hidden)
-        self.saved_names = (frozenset(a for args in self.formula_args for a in args) | frozenset(keeps)) - self.hidden
-        # ``joint``: ATen computes every input's gradient in one backward kernel (the norms), so
-        # its node saves every slot whenever any input needs a gradient.
-        self.joint = joint
-        self.unread_options = frozenset(options) - self.saved_names - self.hidden
-        # Per differentiable input: the (slot, input position, output index) its formula reads,
-        # in declaration order so saved slots list the same way on every run. Outputs are
-        # ``result``, ``result1``... unless ``outputs`` names them as PyTorch's node does.
-        self.save_plan = tuple(
-            tuple((name, self.input_index.get(name, -1), outputs.index(name) if name in outputs else
-                   int(name[6:] or 0) if name.startswith("result") else -1)
-                  for name in args if name not in options)
-            for args in self.formula_args)
-        self.save_plan_used = any(self.save_plan)
+    def __init__(self):
         self.plans = {}  # needs flags -> the slots to save (autograd/graph.py fills it)
-        self.positions = self.diff_positions
-        self.special = view or multi_output  # results need more than a plain new tensor
         self.raw = Ellipsis  # array versions of the formulas, worked out on first use (autograd/raw.py)
         self.raw_steps = {}  # needs flags -> what the array formulas read (autograd/engine.py fills it)
         self.last_sig = None  # the facts (Node._sig) of the last node apply_unary/_binary made
         self.last_call = None  # ...and the caller's (code, instruction) when that was its site
+
+
+class Op:
+    """One entry of the op table, as derivatives.yaml has one: the forward kernel, the node's
+    name and one gradient formula per differentiable input, keyed by the input's name. What a
+    node saves follows from the formulas' parameters."""
+    __slots__ = (
+        # declared
+        "node_name", "forward", "formulas", "view", "promotes", "arithmetic", "multi_output", "plain", "joint",
+        "hidden",
+        # worked out from the declaration, once
+        "node_class", "formula_args", "input_index", "positions", "variadic", "saved_names", "unread_options",
+        "save_plan", "save_plan_used", "special",
+        # learnt while running (OpMemo)
+        "memo")
+
+    def __init__(self, node_name, forward, /, view=False, promotes=False, arithmetic=False, multi_output=False,
+                 keeps=(), plain=None, outputs=(), joint=False, hidden=(), **formulas):
+        # -- declared
+        self.node_name = node_name
+        self.forward = forward
+        self.formulas = tuple(formulas.values())
         self.view = view
         self.promotes = promotes
         # The kernel is numpy arithmetic, where a Python float operand may come as a 0-d array
         # (K.scalar_as_array: same result, faster).
         self.arithmetic = arithmetic
+        self.multi_output = multi_output
         # (kernel, options): with this very options dict the forward is just this numpy ufunc
         # (add with the shared alpha=1), which spares a Python frame with keywords.
         self.plain = plain
-        self.multi_output = multi_output
+        # ``joint``: ATen computes every input's gradient in one backward kernel (the norms), so
+        # its node saves every slot whenever any input needs a gradient.
+        self.joint = joint
+        # ``hidden`` names options our formulas read but PyTorch's node does not save (layer
+        # norm's eps: ATen's backward reads the saved rstd instead): kept, never shown.
+        self.hidden = frozenset(hidden)
+
+        # -- worked out from the declaration
+        inputs, options, self.variadic = _signature(forward)
+        self.node_class = node_class(node_name)
+        self.formula_args = tuple(f.__code__.co_varnames[1:f.__code__.co_argcount] for f in self.formulas)
+        self.input_index = {} if self.variadic else {name: i for i, name in enumerate(inputs)}
+        # the differentiable inputs' positions, in the formulas' order
+        self.positions = tuple({name: i for i, name in enumerate(inputs)}[name] for name in formulas)
+        # A node keeps what its formulas read, as PyTorch's do: the inputs and outputs named in
+        # them and those options; other options only steer the forward (sum's dtype, view's size).
+        # ``keeps`` names options PyTorch saves although our formula does without them.
+        self.saved_names = (frozenset(a for args in self.formula_args for a in args) | frozenset(keeps)) - self.hidden
+        self.unread_options = frozenset(options) - self.saved_names - self.hidden
+        # Per differentiable input: the (slot, input position, output index) its formula reads,
+        # in declaration order so saved slots list the same way on every run. Outputs are
+        # ``result``, ``result1``... unless ``outputs`` names them as PyTorch's node does.
+        input_positions = {name: i for i, name in enumerate(inputs)}
+        self.save_plan = tuple(
+            tuple((name, -1 if self.variadic else input_positions.get(name, -1),
+                   outputs.index(name) if name in outputs else
+                   int(name[6:] or 0) if name.startswith("result") else -1)
+                  for name in args if name not in options)
+            for args in self.formula_args)
+        self.save_plan_used = any(self.save_plan)
+        self.special = view or multi_output  # results need more than a plain new tensor
+
+        self.memo = OpMemo()
 
     def __repr__(self):
         return f"<Op {self.node_name}>"

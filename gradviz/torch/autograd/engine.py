@@ -15,7 +15,7 @@ import numpy as np
 from .. import _errors, _kernels as K
 from .. import _functions as F, _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
-from .graph import LISTENERS, emit
+from .graph import emit
 from .raw import raw_formulas
 from .node import (SIG_INPUT_META, SIG_NEEDS, SIG_OP, SIG_NRS, SIG_OUTPUT_META, AccumulateGrad, FreedSlot, SavedScalar,
                    SavedTensor, creation_site)
@@ -134,7 +134,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate,
             remaining = deps[nxt] - 1
             deps[nxt] = remaining
             if remaining == 0:
-                push(ready, (-nxt._sequence_nr, next(tie), nxt))
+                push(ready, (-nxt._seq_nr, next(tie), nxt))
     return captured
 
 
@@ -148,9 +148,6 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
     deps = _dependency_counts(roots)
     buffers, ready, tie = _start(roots, root_grads, deps, as_arrays=True)
     push, pop = heapq.heappush, heapq.heappop
-    make = _tensor.Tensor._make
-    ndarray = np.ndarray
-    release = not retain_graph
     following = None  # the one node made ready by the last node, when nothing else is queued
     handed = None  # ...and its gradient, when it waited for nothing else (kept out of buffers)
     while True:
@@ -165,35 +162,8 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
             pending = buffers.pop(node, None)
         else:
             break
-        outputs = None
         sig = node._sig
-        if pending is not None:
-            op = sig[0]
-            hooked = node._hooked
-            if type(pending) is ndarray:
-                first = pending
-                pending = None
-            else:
-                first = pending[0]
-            # bfloat16 takes the general path, which computes in float32 (see graph.apply)
-            if not hooked and op is not None and first is not None and first.dtype.kind != "V":
-                raw = op.raw
-                if raw is Ellipsis:
-                    raw = op.raw = raw_formulas(op)
-                if raw is not None:
-                    outputs = _raw_outputs(node, raw, first)
-            elif not hooked and type(node) is AccumulateGrad and _accumulate_array(node.variable, first):
-                outputs = ()
-            if outputs is None:
-                if pending is None:
-                    pending = [first] + [None] * (len(sig[SIG_OUTPUT_META]) - 1)
-                outputs = _run_wrapped(node, [None if g is None else make(g) for g in pending], retain_graph)
-            if release:
-                if op is not None:
-                    if op.save_plan_used:  # else only options were kept: nothing to free
-                        node.release_saved(call)
-                elif type(node) is not AccumulateGrad:
-                    node.release_saved(call)
+        outputs = None if pending is None else _run_on_arrays(node, sig, pending, retain_graph, call)
         # Children are released even when this node got no gradient, so nothing downstream waits forever.
         fns = node._fns
         if len(fns) == 1 or (len(fns) == 2 and fns[1] is None):
@@ -216,7 +186,7 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
             deps[nxt] = remaining
             if remaining == 0:
                 if ready:
-                    push(ready, (-nxt._sequence_nr, next(tie), nxt))
+                    push(ready, (-nxt._seq_nr, next(tie), nxt))
                 else:
                     following = nxt
             continue
@@ -236,14 +206,49 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
             deps[nxt] = remaining
             if remaining == 0:
                 if made_ready is not None:
-                    push(ready, (-made_ready._sequence_nr, next(tie), made_ready))
+                    push(ready, (-made_ready._seq_nr, next(tie), made_ready))
                 made_ready = nxt
         if made_ready is not None:
             if ready:
-                push(ready, (-made_ready._sequence_nr, next(tie), made_ready))
+                push(ready, (-made_ready._seq_nr, next(tie), made_ready))
             else:
                 following = made_ready
     return []
+
+
+def _run_on_arrays(node, sig, pending, retain_graph, call):
+    """Run one node of _execute_arrays on its pending gradient (an array, or a list with one
+    entry per output) and free its saved slots unless the graph is retained. Returns the
+    gradients for its edges, as arrays (None where an input gets none)."""
+    outputs = None
+    op = sig[SIG_OP]
+    hooked = node._hooked
+    if type(pending) is np.ndarray:
+        first = pending
+        pending = None
+    else:
+        first = pending[0]
+    # bfloat16 takes the general path, which computes in float32 (see graph.apply)
+    if not hooked and op is not None and first is not None and first.dtype.kind != "V":
+        raw = op.memo.raw
+        if raw is Ellipsis:
+            raw = op.memo.raw = raw_formulas(op)
+        if raw is not None:
+            outputs = _raw_outputs(node, raw, first)
+    elif not hooked and type(node) is AccumulateGrad and _accumulate_array(node.variable, first):
+        outputs = ()
+    if outputs is None:
+        if pending is None:
+            pending = [first] + [None] * (len(sig[SIG_OUTPUT_META]) - 1)
+        make = _tensor.Tensor._make
+        outputs = _run_wrapped(node, [None if g is None else make(g) for g in pending], retain_graph)
+    if not retain_graph:
+        if op is not None:
+            if op.save_plan_used:  # else only options were kept: nothing to free
+                node.release_saved(call)
+        elif type(node) is not AccumulateGrad:
+            node.release_saved(call)
+    return outputs
 
 
 def _add_array(buffers, node, nr, prev, grad):
@@ -328,7 +333,7 @@ def _start(roots, root_grads, deps, as_arrays=False):
     tie = itertools.count()
     for node in dict.fromkeys(n for n, _ in roots if n is not None):
         if deps.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._sequence_nr, next(tie), node))
+            heapq.heappush(ready, (-node._seq_nr, next(tie), node))
     return buffers, ready, tie
 
 
@@ -383,7 +388,6 @@ def _dependencies(roots):
 
 def _needed(order, capture_at, accumulate):
     """Nodes that must run to reach a captured edge (PyTorch's exec_info)."""
-    children = {}
     parents = {}
     for node in order:
         for nxt in node._fns:
@@ -397,7 +401,6 @@ def _needed(order, capture_at, accumulate):
             if parent not in needed:
                 needed.add(parent)
                 stack.append(parent)
-    del children
     return needed
 
 
@@ -472,9 +475,9 @@ def run_op_node(node, grads):
     """Apply an op-table node: each needed input's formula, then undo broadcasting."""
     op = node._op
     if not STATE.enabled:
-        raw = op.raw
+        raw = op.memo.raw
         if raw is Ellipsis:
-            raw = op.raw = raw_formulas(op)
+            raw = op.memo.raw = raw_formulas(op)
         if raw is not None and grads[0] is not None and grads[0]._data.dtype.kind != "V":
             outputs = _run_raw(node, raw, grads[0]._data)
             if outputs is not None:
@@ -515,7 +518,7 @@ def _raw_outputs(node, formulas, grad):
     sig = node._sig
     op = sig[SIG_OP]
     needs = sig[SIG_NEEDS]
-    steps = op.raw_steps.get(needs) or _raw_steps(op, formulas, needs)
+    steps = op.memo.raw_steps.get(needs) or _raw_steps(op, formulas, needs)
     outputs = [None] * len(needs)
     saved = node._saved
     for k, formula, reads in steps:
@@ -563,8 +566,8 @@ def _raw_outputs(node, formulas, grad):
 def _raw_steps(op, formulas, needs):
     """What _raw_outputs does for a needs pattern, worked out once: per input that needs a
     gradient, (its position, its array formula, the slots it reads with whether each names
-    a tensor input). Kept in ``op.raw_steps``."""
-    steps = op.raw_steps[needs] = tuple(
+    a tensor input). Kept in ``op.memo.raw_steps``."""
+    steps = op.memo.raw_steps[needs] = tuple(
         (k, formulas[k], tuple((name, name in op.input_index) for name in op.formula_args[k]))
         for k, need in enumerate(needs) if need)
     return steps

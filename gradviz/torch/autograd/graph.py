@@ -11,10 +11,11 @@ import weakref
 import numpy as np
 
 from .. import _dtypes, _errors, _kernels
-from .. import _functions as F, _tensor  # bound lazily: both import this module
+from .. import _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from ...frame_lines import line_of
-from .node import _INSIDE, _SEQUENCE, _SIGS, AccumulateGrad, SavedTensor, creation_site, shared_sig, site_from
+from .node import (_INSIDE, _SIGS, SIG_INPUT_META, SIG_NEEDS, SIG_NRS, SIG_OUTPUT_META, SIG_SITE, AccumulateGrad,
+                   SavedTensor, creation_site, new_node, shared_sig, site_from)
 
 _getframe = sys._getframe
 
@@ -158,9 +159,7 @@ def apply_unary(op, x):
         if x._requires_grad and STATE.enabled:
             record(op, (x,), _NO_OPTIONS, (result,))
         return result
-    node = _new(op.node_class)
-    node._sequence_nr = next(_SEQUENCE)
-    node._freed_by = None
+    node = new_node(op.node_class)
     fn = x._grad_fn
     node._fns = (fn if fn is not None else accumulator_of(x),)
     result._grad_fn = node
@@ -169,22 +168,26 @@ def apply_unary(op, x):
     # The node's facts: most often those of the op's last node (a loop body), checked field by
     # field, which costs less than building them and looking them up. A call from the very
     # instruction that made that node has its site, without reading the line again.
+    memo = op.memo
     frame = _getframe(2)
-    sig = op.last_sig
-    call = op.last_call
+    sig = memo.last_sig
+    call = memo.last_call
     if call is not None and call[1] == frame.f_lasti and call[0] is frame.f_code:
-        site = sig[5]
+        site = sig[SIG_SITE]
     else:
         site = _fast_path_site(op, frame)
-    if (sig is None or sig[5] != site or sig[2][0] != nr or sig[3][0][0] != data.shape or sig[3][0][1] is not data.dtype
-            or sig[4][0][1] is not out.dtype):  # elementwise: the input's shape is the result's
+    if sig is not None:  # elementwise: the input's shape is the result's
+        (input_shape, input_dtype), = sig[SIG_INPUT_META]
+        (_, output_dtype), = sig[SIG_OUTPUT_META]
+    if (sig is None or sig[SIG_SITE] != site or sig[SIG_NRS][0] != nr or input_shape != data.shape
+            or input_dtype is not data.dtype or output_dtype is not out.dtype):
         sig = (op, _NEEDS_1[True], (nr,) if nr else _ZEROS[1], ((data.shape, data.dtype),), ((out.shape, out.dtype),),
                site)
-        sig = op.last_sig = _SIGS.get(sig) or shared_sig(sig)
+        sig = memo.last_sig = _SIGS.get(sig) or shared_sig(sig)
     node._sig = sig
     if op.save_plan_used:  # _save() for one tensor input and no options
         saved = {}
-        for name, position, result_index in op.plans.get(_NEEDS_1[True]) or _plan_for(op, _NEEDS_1[True]):
+        for name, position, result_index in memo.plans.get(_NEEDS_1[True]) or _plan_for(op, _NEEDS_1[True]):
             saved[name] = _saved_input(x) if position >= 0 else _saved_output(result)
         node._saved = saved
     else:
@@ -238,9 +241,7 @@ def apply_binary(op, a, b, params):
         if (a._requires_grad or grad_b) and STATE.enabled:
             record(op, (a, b), params, (result,))
         return result
-    node = _new(op.node_class)
-    node._sequence_nr = next(_SEQUENCE)
-    node._freed_by = None
+    node = new_node(op.node_class)
     if op.unread_options and params:
         params = kept_options(op, params)
     fn_a = a._grad_fn
@@ -259,23 +260,28 @@ def apply_binary(op, a, b, params):
     result._grad_fn = node
     result._requires_grad = True
     needs = _NEEDS_2[fn_a is not None][fn_b is not None]
+    memo = op.memo
     frame = _getframe(2)  # the node's facts and site as in apply_unary
-    sig = op.last_sig
-    call = op.last_call
+    sig = memo.last_sig
+    call = memo.last_call
     if call is not None and call[1] == frame.f_lasti and call[0] is frame.f_code:
-        site = sig[5]
+        site = sig[SIG_SITE]
     else:
         site = _fast_path_site(op, frame)
-    if (sig is None or sig[5] != site or sig[1] is not needs or sig[2][0] != nr_a or sig[2][1] != nr_b
-            or sig[3][0][0] != first.shape or sig[3][0][1] is not first.dtype or sig[3][1] != meta_b
-            or sig[4][0][1] is not dtype):  # the inputs' shapes decide the result's (broadcasting)
+    if sig is not None:  # the inputs' shapes decide the result's (broadcasting)
+        (input_shape, input_dtype), input_meta_b = sig[SIG_INPUT_META]
+        (_, output_dtype), = sig[SIG_OUTPUT_META]
+        nrs = sig[SIG_NRS]
+    if (sig is None or sig[SIG_SITE] != site or sig[SIG_NEEDS] is not needs or nrs[0] != nr_a or nrs[1] != nr_b
+            or input_shape != first.shape or input_dtype is not first.dtype or input_meta_b != meta_b
+            or output_dtype is not dtype):
         sig = (op, needs, (nr_a, nr_b) if nr_a or nr_b else _ZEROS[2], ((first.shape, first.dtype), meta_b),
                ((out.shape, dtype),), site)
-        sig = op.last_sig = _SIGS.get(sig) or shared_sig(sig)
+        sig = memo.last_sig = _SIGS.get(sig) or shared_sig(sig)
     node._sig = sig
     if op.save_plan_used and not params:  # _save() for two inputs and no options
         saved = {}
-        for name, position, result_index in op.plans.get(needs) or _plan_for(op, needs):
+        for name, position, result_index in memo.plans.get(needs) or _plan_for(op, needs):
             if position < 0:
                 saved[name] = _saved_output(result)
             else:
@@ -292,14 +298,14 @@ _NO_OPTIONS = {}  # shared by the nodes of ops called without options (nothing w
 
 def _fast_path_site(op, frame):
     """The creation site of a node apply_unary/apply_binary make for a call from ``frame``.
-    When the site is that frame's own line, the call instruction is kept in ``op.last_call``:
+    When the site is that frame's own line, the call instruction is kept in ``op.memo.last_call``:
     the same instruction has the same line, which is then known without reading it."""
     code = frame.f_code
     filename = code.co_filename
     if _INSIDE.get(filename) is False:
-        op.last_call = (code, frame.f_lasti)
+        op.memo.last_call = (code, frame.f_lasti)
         return (filename, line_of(frame))
-    op.last_call = None
+    op.memo.last_call = None
     return site_from(frame)
 
 
@@ -459,9 +465,7 @@ def _promote(out, arrays):
 def record(op, inputs, params, outputs, node=None):
     """Attach a new node for ``op`` to ``outputs``: edges to the inputs, saved slots, site."""
     if node is None:
-        node = _new(op.node_class)
-        node._sequence_nr = next(_SEQUENCE)
-        node._freed_by = None
+        node = new_node(op.node_class)
     if op.unread_options and params:
         params = kept_options(op, params)
     positions = range(len(inputs)) if op.variadic else op.positions
@@ -594,7 +598,7 @@ _NEEDS_2 = (((False, False), (False, True)), ((True, False), (True, True)))
 def _save(op, inputs, params, outputs, needs):
     """Save what the formulas of the inputs that need a gradient will read (params always)."""
     saved = dict(params) if params else {}
-    for name, position, result_index in op.plans.get(needs) or _plan_for(op, needs):
+    for name, position, result_index in op.memo.plans.get(needs) or _plan_for(op, needs):
         if name in saved:  # an option of the same name wins, as it always has
             continue
         if position >= 0:
@@ -616,7 +620,7 @@ _saved_output = SavedTensor.of_output
 
 def _plan_for(op, needs):
     """The slots to save, each once, in the formulas' order; worked out once per needs
-    pattern and kept in ``op.plans``."""
+    pattern and kept in ``op.memo.plans``."""
     plan = {}
     joint = op.joint and any(needs)
     for k, need in enumerate(needs):
@@ -624,7 +628,7 @@ def _plan_for(op, needs):
             for name, position, result_index in op.save_plan[0 if op.variadic else k]:
                 if name not in plan and (position >= 0 or result_index >= 0):
                     plan[name] = (name, position, result_index)
-    plan = op.plans[needs] = tuple(plan.values())
+    plan = op.memo.plans[needs] = tuple(plan.values())
     return plan
 
 

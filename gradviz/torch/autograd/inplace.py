@@ -76,7 +76,7 @@ def apply_inplace(op, self, inputs, params):
     grad_mode = STATE.enabled
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     needs_grad = grad_mode and any(
-        isinstance(inputs[i], Tensor) and inputs[i]._requires_grad for i in op.diff_positions)
+        isinstance(inputs[i], Tensor) and inputs[i]._requires_grad for i in op.positions)
     _check(self, grad_mode, needs_grad)
     base = self._base
     tracks_base = grad_mode and base is not None and (base._requires_grad or needs_grad)

@@ -17,10 +17,6 @@ _ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _GRADVIZ_DIR = os.path.dirname(_ENGINE_DIR)
 
 
-def next_sequence_nr():
-    return next(_SEQUENCE)
-
-
 _INSIDE = {}  # filename -> whether it is gradviz's own code (cached: checked for every op)
 
 
@@ -158,11 +154,6 @@ class SavedTensor:
         t = Tensor._make(self.data, owner if self.requires_grad else None, self.vbox)
         t._output_nr = self.output_nr
         return t
-
-    def unpack_array(self, owner):
-        """The saved values alone, checked as unpack() checks them (no hooks may be set)."""
-        self.check(owner)
-        return self.data if self.is_output else self.tensor._data
 
     def check(self, owner):
         """PyTorch's refusals when a saved tensor is used: detached in place, or modified."""
@@ -328,13 +319,22 @@ def _sig_field(index, doc):
     return property(get, set, doc=doc)
 
 
+def new_node(node_class):
+    """A node of ``node_class`` for the recorder to wire (edges, facts, saved slots): the one
+    place a recorded node is made. Without __init__'s frame: this runs for every op."""
+    node = _new(node_class)
+    node._seq_nr = next(_SEQUENCE)
+    node._freed_by = None
+    return node
+
+
 class Node:
     """Base of every grad_fn. Subclasses are made per op (MulBackward0, ...) by the op table."""
     # Every node sets the slots; rarely-used state lives in the instance dict, defaulting to
     # the class attributes below, so recording a node stays cheap.
     # Edges are kept flat (``_fns``: the next node per input; the output numbers are in
     # ``_sig``) so a node costs one container the cyclic collector has to walk, not one per edge.
-    __slots__ = ("_fns", "_sig", "_sequence_nr", "_saved", "_freed_by", "__weakref__", "__dict__")
+    __slots__ = ("_fns", "_sig", "_seq_nr", "_saved", "_freed_by", "__weakref__", "__dict__")
     _hooked = False  # set once any of the four hook tables below is made: the engine's quick test
     _tensor_pre_hooks = None
     _retain_grad = None
@@ -350,7 +350,7 @@ class Node:
     _site = _sig_field(SIG_SITE, "(filename, line) that created the node")
 
     def __init__(self):
-        self._sequence_nr = next(_SEQUENCE)
+        self._seq_nr = next(_SEQUENCE)
         self._fns = ()
         self._sig = EMPTY_SIG
         self._saved = None
@@ -389,8 +389,9 @@ class Node:
             self._hooked = True
         return _add_hook(self._pre_hooks, fn)
 
-    def _sequence_number(self):
-        return self._sequence_nr
+    def _sequence_nr(self):
+        """PyTorch's: the order the node was made in; backward runs later nodes first."""
+        return self._seq_nr
 
     def __getattr__(self, attr):
         # _saved_self, _saved_other, _saved_result, _saved_dim, ... as PyTorch's nodes expose them.
@@ -503,7 +504,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         # Made for every leaf of every graph, so the slots are set here directly. Like
         # PyTorch's, it takes no sequence number: it runs as soon as it is ready.
-        self._sequence_nr = sys.maxsize
+        self._seq_nr = sys.maxsize
         self._fns = ()
         self._sig = EMPTY_SIG
         self._saved = None

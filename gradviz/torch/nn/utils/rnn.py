@@ -17,10 +17,6 @@ __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_
 PackedSequence_ = namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])
 
 
-def _bind(optional, fn):
-    return None if optional is None else fn(optional)
-
-
 class PackedSequence(PackedSequence_):
     """A batch of sequences of different lengths, packed time step by time step: ``data``
     holds at step t the rows of the ``batch_sizes[t]`` sequences still running."""
