@@ -125,7 +125,7 @@ def run_cell(ip, cell: str, opts) -> None:
     import gradviz.torch.nn as nn
     from gradviz import notebook, scripting
     from gradviz.commands import CommandError, common
-    from gradviz.commands import run as run_command
+    from gradviz.inspect.watch import Names, Watch
 
     target = None
     if opts.graph is not None:
@@ -138,11 +138,11 @@ def run_cell(ip, cell: str, opts) -> None:
     label = f"In [{number}]"
     code = ip.transform_cell(cell)
     filename = ip.compile.cache(code, number)  # IPython keeps the lines for tracebacks
-    program = scripting.Program("", code, (scripting.Cell(0, 1, code, 1, label, notebook._ends_quietly(code)),),
+    program = scripting.Program("", code, (scripting.Cell(0, 1, code, 1, label, notebook.ends_quietly(code)),),
                                 notebook=True, code_file=filename)
-    names = run_command.Names(filename)
+    names = Names(filename)
     names.bind(ns)
-    watch = common.Watch(names, sites=program.site)
+    watch = Watch(names, sites=program.site)
     before = scripting.snapshot(ns, engine.Tensor, nn.Module)
     internal = [scripting._GRADVIZ_DIR]
     error = None

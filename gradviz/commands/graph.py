@@ -232,12 +232,13 @@ def _table(ev) -> tuple:
 def _evaluate(opts, program, shape, specs, dtype, target, eng, clock) -> Outcome:
     from gradviz import expression
     from gradviz.inspect import snapshot
+    from gradviz.inspect.watch import Watch
     from gradviz.inspect.torch_guard import allocation_guard  # holds real PyTorch to the expression's limits
 
     engine = eng.torch
     out = Outcome(program=program)
     holder = {}
-    watch = common.Watch(lambda: _labels(holder["ev"]) if "ev" in holder else {}, real=eng.real)
+    watch = Watch(lambda: _labels(holder["ev"]) if "ev" in holder else {}, real=eng.real)
     saved_grad = engine.is_grad_enabled()
     from gradviz import scripting
     try:

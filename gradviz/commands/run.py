@@ -68,44 +68,6 @@ class GraphReport:
         return notes
 
 
-class Names:
-    """``{id(tensor): name}`` of the script's namespace, then of the locals of the
-    script's own frames on the stack (a backward inside ``def train():``)."""
-
-    def __init__(self, code_path, engine=None):
-        self.code_path = code_path
-        self.engine = engine or common.engine("gradviz")
-        self.ns = None
-        self.tensor_type, self.module_type = self.engine.torch.Tensor, self.engine.nn.Module
-
-    def bind(self, ns):
-        self.ns = ns
-
-    def tensors(self):
-        """The table's tensors: every named tensor of the namespace, as plain data."""
-        from gradviz import scripting
-
-        return scripting.snapshot(self.ns, self.tensor_type, self.module_type) if self.ns is not None else None
-
-    def named(self):
-        from gradviz import scripting
-
-        return scripting.named_tensors(self.ns, self.tensor_type, self.module_type) if self.ns is not None else []
-
-    def __call__(self):
-        out = {}
-        for name, t in self.named():
-            out.setdefault(id(t), name)
-        frame = sys._getframe(1)
-        while frame is not None:
-            if frame.f_code.co_filename == self.code_path and frame.f_locals is not frame.f_globals:
-                for name, v in list(frame.f_locals.items()):
-                    if isinstance(v, self.tensor_type) and not name.startswith("_"):
-                        out.setdefault(id(v), name)
-            frame = frame.f_back
-        return out
-
-
 def run(opts: RunOptions) -> int:
     from gradviz import scripting
     from gradviz.render import values
@@ -152,6 +114,8 @@ class RunReport:
 
 def _run(opts: RunOptions, program, send) -> int:
     """Check the options, run the cells, collect what they made, then present it."""
+    from gradviz.inspect.watch import Names, Watch
+
     eng = common.engine(opts.engine)
     target = common.output_target(opts.graph, "--graph")
     if opts.as_json and target is not None and target.stdout:
@@ -161,9 +125,9 @@ def _run(opts: RunOptions, program, send) -> int:
     _warn_unused(opts, target, html_path)
     want_graph = bool(target is not None or opts.tree or opts.backward_twice or opts.roots)
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
-    names = Names(program.code_path, eng)
+    names = Names(program.code_path, eng.torch)
     watching = want_graph or html_path is not None
-    watch = (common.Watch(names, sites=program.site if program.notebook else None, real=eng.real)
+    watch = (Watch(names, sites=program.site if program.notebook else None, real=eng.real)
              if watching else None)
     cell_graphs = report_page.CellGraphs(watch) if html_path is not None else None
     if not opts.as_json:
@@ -529,9 +493,9 @@ def graph_report(opts: RunOptions, watch, names, program) -> GraphReport:
             nodes = [r.node for r in rep.roots]
             if any(n is None or not watch.backwarded(n) for n in nodes):
                 # the script never ran backward from here: gradviz runs the first pass too
-                rep.first = common.backward_pass(rep.roots, opts.retain_graph, names.engine.torch)
+                rep.first = common.backward_pass(rep.roots, opts.retain_graph, names.torch)
             if rep.first is None or rep.first.ok:
-                rep.second = common.backward_pass(rep.roots, opts.retain_graph, names.engine.torch)
+                rep.second = common.backward_pass(rep.roots, opts.retain_graph, names.torch)
             rep.snapshot = snapshot([r.target() for r in rep.roots], names(), watch.recorder)
         rep.tensors = names.tensors()
     elif rep.snapshot is None:

@@ -394,7 +394,7 @@ def _nonscalar(facts, t, name, line, code, context):
     e = catalog.get(eid)
     after = ""
     # the user's name for the output, else the expression the call was made on (never an example's name)
-    nm = name or _differentiated_expr(code, in_grad)
+    nm = name or differentiated_expr(code, in_grad)
     shape = f" of shape {list(t.shape)}" if t is not None else ""
     if nm and in_grad:
         after = add_kwarg(code, f"grad_outputs=torch.ones_like({nm})") or ""
@@ -490,7 +490,7 @@ def _deepcopy_after(facts, code):
     return code.replace(m.group(0), f"deepcopy({m.group(1)}.detach())", 1)
 
 
-def _differentiated_expr(code, in_grad):
+def differentiated_expr(code, in_grad):
     """The expression ``code`` calls .backward() on (``(x * 2)`` in ``(x * 2).backward()``), or the
     first argument of its torch.autograd.grad call; None when it cannot be read off the line."""
     if in_grad:
