@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..render import options as graph_options  # imports nothing: the formats and the box budget
-from ..render.options import GRAPH_FORMATS
+from ..render.options import GRAPH_FORMATS, GraphOptions
 from ..safe_text import visible  # every name and path printed goes through it: shown, never obeyed
 from . import EXIT_USAGE, CommandError
 
@@ -359,24 +359,26 @@ class GraphOutcome:
                 "notes": list(self.notes), "error": None}
 
 
-def write_graph(snap, target: Target, *, view: str, max_nodes: int, notes=(), title=None,
+def write_graph(snap, target: Target, options: GraphOptions, *, notes=(), title=None,
                 show_sites: bool = True, timeout: Optional[float] = None) -> GraphOutcome:
-    """Write ``snap`` to ``target``. Failures come back as ``GraphOutcome.error`` (exit 2),
-    with Graphviz's advice and the DOT written next to the file when Graphviz failed."""
+    """Write ``snap`` to ``target``, drawn as ``options`` say (their view and box budget).
+    Failures come back as ``GraphOutcome.error`` (exit 2), with Graphviz's advice and the
+    DOT written next to the file when Graphviz failed."""
     from gradviz.render import dot
 
-    options = dict(notes=tuple(notes), title=title, show_sites=show_sites)
+    view, max_nodes = options.view, options.max_nodes
+    drawing = dict(notes=tuple(notes), title=title, show_sites=show_sites)
     if view == "forward" and not snap.has_forward:
         view = "backward"
     try:
         if target.stdout:
-            graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **options)
+            graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **drawing)
             source = graph.source if graph.source.endswith("\n") else graph.source + "\n"
             sys.stdout.write(source)
             sys.stdout.flush()
             return GraphOutcome(source=source, notes=graph.notes)
         kwargs = {"timeout": timeout} if timeout else {}
-        graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **options)
+        graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **drawing)
         if not max_nodes:
             _warn_cost(graph, timeout or dot.DEFAULT_TIMEOUT)
         elif graph.estimate.seconds >= 1 and sys.stderr.isatty():  # progress, for people only
