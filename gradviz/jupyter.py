@@ -143,7 +143,7 @@ def run_cell(ip, cell: str, opts) -> None:
     names.bind(ns)
     watch = Watch(names, sites=program.site)
     before = scripting.snapshot(ns, engine.Tensor, nn.Module)
-    internal = [scripting._GRADVIZ_DIR]
+    internal = [scripting.GRADVIZ_DIR]
     error = None
     with contextlib.ExitStack() as stack:
         stack.enter_context(scripting.torch_alias())
@@ -152,12 +152,12 @@ def run_cell(ip, cell: str, opts) -> None:
         if opts.graph.retain_graph:
             stack.enter_context(common.retain_graph_patch())
         try:
-            scripting._run_cell(program.cells[0], ns, label, filename, show=display)
-        except scripting._CompileError as ce:
-            scripting._show_compile_error(ce.shown, program)
+            scripting.run_cell(program.cells[0], ns, label, filename, show=display)
+        except scripting.CompileError as ce:
+            scripting.show_compile_error(ce.shown, program)
             error = "".join(traceback.format_exception_only(type(ce.shown), ce.shown))
         except Exception as e:  # noqa: BLE001 - the cell's error: shown below, then the cell fails
-            error = scripting._format_error(e, program, internal).traceback
+            error = scripting.format_error(e, program, internal).traceback
     after = scripting.snapshot(ns, engine.Tensor, nn.Module)
     from gradviz.render import values
 
