@@ -15,8 +15,6 @@ from ..render.options import GRAPH_FORMATS, GraphOptions
 from ..safe_text import visible  # every name and path printed goes through it: shown, never obeyed
 from . import EXIT_USAGE, CommandError
 
-ENGINES = ("gradviz", "torch")
-
 
 # --------------------------------------------------------------------------- engines
 
@@ -144,10 +142,6 @@ class Streams:
         self.data_on_stdout = data_on_stdout
         self.err = console.make_console(sys.stderr)
         self.report = self.err if data_on_stdout else console.make_console(sys.stdout)
-
-    @property
-    def report_file(self):
-        return self.report.file
 
     def note(self, text: str) -> None:
         """A one-line remark on stderr: ``gradviz: note: ...``."""

@@ -117,9 +117,8 @@ class _Failing:
 def _gradient_source(facts, s):
     """The line that computed the failing tensor as a gradient (without a graph), or None."""
     t, err_line, err_code = s.t, s.err_line, s.err_code
-    from_grad = getattr(t, "_gradviz_grad_of", None)
     grad_src = None
-    if from_grad is not None or (t is not None and facts.names(lambda x: x._grad is t, limit=1)):
+    if t is not None and facts.names(lambda x: x._grad is t, limit=1):
         grad_src = s.assign_line or err_line
     if grad_src is None and re.search(r"\.grad\b(?!_fn)", re.sub(r"\.backward\(.*$", "", err_code)):
         grad_src = err_line
@@ -171,7 +170,6 @@ def _grad_mode_block(facts, s):
     mode = None
     if t is not None and getattr(t, "_inference", False):
         mode = "torch.inference_mode()"
-    created_no_grad = getattr(t, "_gradviz_created_in_no_grad", None)
     block = None
     line = assign_line or err_line
     for cand_line in [assign_line, err_line] + [s.assigned(n)[0] for n in expr_names]:
@@ -194,8 +192,8 @@ def _grad_mode_block(facts, s):
             if _is_tensor(v) and getattr(v, "_inference", False):
                 mode, line = "torch.inference_mode()", s.assigned(n)[0] or err_line
                 break
-    if mode or created_no_grad or block:
-        return block or mode or "torch.no_grad()", line
+    if mode or block:
+        return block or mode, line
     return None, line
 
 

@@ -50,16 +50,6 @@ class RunOutcome:
     cell: Optional[int] = None
     program: Any = None  # the scripting.Program that ran: a notebook names its lines by cell
 
-    @property
-    def lines(self):
-        return self.source.splitlines()
-
-    def line_text(self, lineno):
-        lines = self.lines
-        if lineno and 1 <= lineno <= len(lines):
-            return lines[lineno - 1].strip()
-        return ""
-
     def scope(self):
         """Names visible where the error happened: frame locals over module globals."""
         d = dict(self.namespace)
