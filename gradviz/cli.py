@@ -12,6 +12,7 @@ message; 2 usage error, refused input or output that cannot be written; 3 gradvi
 itself failed; 130 interrupted.
 """
 
+import functools
 import os
 import sys
 
@@ -19,7 +20,8 @@ import click
 
 from gradviz._version import __version__
 from gradviz.commands import CommandError
-from gradviz.render.options import DEFAULT_MAX_NODES, HELP_CHOICES, SHORT_CHOICES  # imports nothing
+from gradviz.render.options import (  # imports nothing of gradviz
+    DEFAULT_MAX_NODES, DEFAULT_VIEW, HELP_CHOICES, SHORT_CHOICES, VIEWS, GraphOptions)
 
 # click >= 8.2 raises this for a bare `gradviz`; older clicks print the help themselves
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -177,8 +179,6 @@ def cli():
 
 def _command(fn):
     """Tag a CommandError with the command it came from (``gradviz run: error: ...``)."""
-    import functools
-
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         ctx = click.get_current_context()
@@ -191,7 +191,7 @@ def _command(fn):
     return wrapper
 
 
-VIEW = click.Choice(["both", "forward", "backward"])
+VIEW = click.Choice(list(VIEWS))
 ENGINE_HELP = ("Whose autograd runs the code: gradviz's own engine (numpy, no PyTorch needed), or "
                "'torch', the installed PyTorch (2.0 or newer): the same tables and pictures of the real graph.")
 
@@ -247,7 +247,7 @@ SEED = _Seed()
 PRECISION = click.IntRange(min=1, max=17)
 
 
-def _value_options(fn):
+def value_options(fn):
     """--precision and --full-values: how the tables show values (PyTorch's printoptions)."""
     fn = click.option("--full-values", is_flag=True,
                       help="List every value of data and grad (tensors up to 1000 elements; a matrix one "
@@ -258,12 +258,24 @@ def _value_options(fn):
                              "values, 3 for min..max, mean summaries]")(fn)
 
 
-def _graph_options(out_flags, out_help):
-    """The options `run` and `graph` share, in the order --help shows them."""
+def take_graph_options(params: dict) -> GraphOptions:
+    """The GraphOptions of the flags ``graph_options`` adds, taken out of a command's ``params``."""
+    return GraphOptions(output=params.pop("out"), view=params.pop("view"), max_nodes=params.pop("max_nodes"),
+                        tree=params.pop("tree"), backward_twice=params.pop("backward_twice"),
+                        retain_graph=params.pop("retain_graph"))
+
+
+def graph_options(out_flags, out_help):
+    """The options `run`, `graph` and `%%gradviz` share, in the order --help shows them. The
+    command's function gets them as one ``graph`` argument, a GraphOptions."""
     def deco(fn):
+        @functools.wraps(fn)
+        def with_graph_options(**params):
+            return fn(graph=take_graph_options(params), **params)
+
         for opt in reversed([
             click.option(*out_flags, "out", metavar="OUT", default=None, help=out_help),
-            click.option("--view", type=VIEW, default="both", show_default=True,
+            click.option("--view", type=VIEW, default=DEFAULT_VIEW, show_default=True,
                          help="Which graphs the picture shows: the forward graph (tensors and ops), "
                               "the backward graph (grad_fn nodes, saved tensors), or both side by side."),
             click.option("--max-nodes", type=MAX_NODES, default=DEFAULT_MAX_NODES, show_default=True, metavar="N",
@@ -278,8 +290,8 @@ def _graph_options(out_flags, out_help):
                          help="Make backward keep the graph (retain_graph=True), so a second backward "
                               "succeeds and the gradients accumulate (doubled)."),
         ]):
-            fn = opt(fn)
-        return fn
+            with_graph_options = opt(with_graph_options)
+        return with_graph_options
     return deco
 
 
@@ -295,8 +307,8 @@ def _graph_options(out_flags, out_help):
 @click.option("--changed-only", is_flag=True,
               help="With --cells (implied): list per cell only the tensors it made or changed "
                    "(value, grad, grad_fn, flags), and the names it dropped.")
-@_value_options
-@_graph_options(("--graph", "-o"),
+@value_options
+@graph_options(("--graph", "-o"),
                 f"Write the graph to OUT: {HELP_CHOICES}; "
                 "'-' prints DOT on stdout.")
 @click.option("--root", "roots", multiple=True, metavar="NAME",
@@ -312,8 +324,8 @@ def _graph_options(out_flags, out_help):
                    "errors (explained), tensors and graph.")
 @_engine_option
 @_command
-def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_values, out, view, max_nodes,
-            tree, backward_twice, retain_graph, roots, lint, timeout, html, engine):
+def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_values, graph, roots, lint, timeout,
+            html, engine):
     """Run SCRIPT with `import torch` resolving to gradviz's engine.
 
     SCRIPT is a PyTorch-style Python file or a Jupyter notebook (.ipynb). Lines starting
@@ -356,9 +368,8 @@ def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_v
 
     return command.run(command.RunOptions(
         script=script, script_args=tuple(script_args), as_json=as_json, cells=cells or changed_only,
-        changed_only=changed_only, precision=precision, full_values=full_values, graph=out,
-        roots=tuple(roots), view=view, max_nodes=max_nodes, tree=tree, backward_twice=backward_twice,
-        retain_graph=retain_graph, lint=lint, timeout=timeout, html=html, engine=engine))
+        changed_only=changed_only, precision=precision, full_values=full_values, graph=graph,
+        roots=tuple(roots), lint=lint, timeout=timeout, html=html, engine=engine))
 
 
 @cli.command("graph", context_settings=CONTEXT_SETTINGS)
@@ -373,10 +384,10 @@ def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_v
               help="dtype of the leaves (default float32).")
 @click.option("--no-backward", is_flag=True,
               help="Only the forward pass: no backward, no gradients.")
-@_graph_options(("-o", "--output"),
+@graph_options(("-o", "--output"),
                 f"Write the graph to OUT: {HELP_CHOICES}; "
                 "'-' prints DOT on stdout. Without it the backward graph is printed as a tree.")
-@_value_options
+@value_options
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON document (result, tensors, backward, graph, error) and nothing "
                    "else on stdout.")
@@ -387,8 +398,8 @@ def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_v
               help="Stop an evaluation (with its backward) that runs longer than this (exit 2).")
 @_engine_option
 @_command
-def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_nodes, tree,
-              backward_twice, retain_graph, precision, full_values, as_json, html, timeout, engine):
+def graph_cmd(expression, shape, var, seed, dtype, no_backward, graph, precision, full_values, as_json, html,
+              timeout, engine):
     """Evaluate one EXPRESSION safely, backpropagate, show tensors and graph.
 
     EXPRESSION is one expression, or simple assignments separated by ';' or newlines
@@ -418,10 +429,9 @@ def graph_cmd(expression, shape, var, seed, dtype, no_backward, out, view, max_n
     """
     from gradviz.commands import graph as command
 
-    return command.run(command.GraphOptions(
+    return command.run(command.ExpressionOptions(
         expression=expression, shape=shape, var=tuple(var), seed=seed, dtype=dtype,
-        no_backward=no_backward, output=out, view=view, max_nodes=max_nodes, tree=tree,
-        backward_twice=backward_twice, retain_graph=retain_graph, precision=precision, full_values=full_values,
+        no_backward=no_backward, graph=graph, precision=precision, full_values=full_values,
         as_json=as_json, html=html, engine=engine, timeout=timeout))
 
 

@@ -62,14 +62,14 @@ def _command():
     from gradviz import cli
 
     @click.command(f"%%{MAGIC}", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-    @cli._graph_options(("--graph", "-o"), f"Also write the graph to OUT: {HELP_CHOICES}.")
-    @cli._value_options
+    @cli.graph_options(("--graph", "-o"), f"Also write the graph to OUT: {HELP_CHOICES}.")
+    @cli.value_options
     @click.option("--root", "roots", multiple=True, metavar="NAME",
                   help="Draw the graph of this named tensor (repeatable). Default: what the cell's last "
                        "backward()/autograd.grad() was called on.")
     def command(**options):
         """Run the cell in gradviz's engine; show its tensors and autograd graph."""
-        return options
+        return options  # with the graph options as one GraphOptions, under "graph"
 
     return command
 
@@ -92,10 +92,9 @@ def parse_options(line: str):
         raise UsageError(f"%%{MAGIC}: {e.format_message()} (see '%%{MAGIC} --help')") from None
     except ValueError as e:  # shlex: an unclosed quote
         raise UsageError(f"%%{MAGIC}: cannot read the options: {e}") from None
-    o = ctx.params
-    return RunOptions(script="", graph=o["out"], roots=tuple(o["roots"]), view=o["view"], max_nodes=o["max_nodes"],
-                      tree=o["tree"], backward_twice=o["backward_twice"], retain_graph=o["retain_graph"],
-                      precision=o["precision"], full_values=o["full_values"])
+    o = command.invoke(ctx)
+    return RunOptions(script="", graph=o["graph"], roots=tuple(o["roots"]), precision=o["precision"],
+                      full_values=o["full_values"])
 
 
 # --------------------------------------------------------------------------- the magic
@@ -125,12 +124,12 @@ def run_cell(ip, cell: str, opts) -> None:
     import gradviz.torch.nn as nn
     from gradviz import notebook, scripting
     from gradviz.commands import CommandError, common
-    from gradviz.commands import run as run_command
+    from gradviz.inspect.watch import Names, Watch
 
     target = None
-    if opts.graph is not None:
+    if opts.graph.output is not None:
         try:
-            target = common.output_target(opts.graph, "--graph")
+            target = common.output_target(opts.graph.output, "--graph")
         except CommandError as e:
             raise UsageError(f"%%{MAGIC}: {e.message}") from None
     ns = ip.user_ns
@@ -138,27 +137,27 @@ def run_cell(ip, cell: str, opts) -> None:
     label = f"In [{number}]"
     code = ip.transform_cell(cell)
     filename = ip.compile.cache(code, number)  # IPython keeps the lines for tracebacks
-    program = scripting.Program("", code, (scripting.Cell(0, 1, code, 1, label, notebook._ends_quietly(code)),),
+    program = scripting.Program("", code, (scripting.Cell(0, 1, code, 1, label, notebook.ends_quietly(code)),),
                                 notebook=True, code_file=filename)
-    names = run_command.Names(filename)
+    names = Names(filename)
     names.bind(ns)
-    watch = common.Watch(names, sites=program.site)
+    watch = Watch(names, sites=program.site)
     before = scripting.snapshot(ns, engine.Tensor, nn.Module)
-    internal = [scripting._GRADVIZ_DIR]
+    internal = [scripting.GRADVIZ_DIR]
     error = None
     with contextlib.ExitStack() as stack:
         stack.enter_context(scripting.torch_alias())
         stack.enter_context(_engine_names(ns))
         stack.enter_context(watch)
-        if opts.retain_graph:
+        if opts.graph.retain_graph:
             stack.enter_context(common.retain_graph_patch())
         try:
-            scripting._run_cell(program.cells[0], ns, label, filename, show=display)
-        except scripting._CompileError as ce:
-            scripting._show_compile_error(ce.shown, program)
+            scripting.run_cell(program.cells[0], ns, label, filename, show=display)
+        except scripting.CompileError as ce:
+            scripting.show_compile_error(ce.shown, program)
             error = "".join(traceback.format_exception_only(type(ce.shown), ce.shown))
         except Exception as e:  # noqa: BLE001 - the cell's error: shown below, then the cell fails
-            error = scripting._format_error(e, program, internal).traceback
+            error = scripting.format_error(e, program, internal).traceback
     after = scripting.snapshot(ns, engine.Tensor, nn.Module)
     from gradviz.render import values
 
@@ -229,17 +228,16 @@ def _display_report(ip, opts, watch, names, program, before, after, target) -> N
     who = visible_line(run_command.root_names(rep))  # a notebook renders escape sequences too
     print(f"Graph of {who}: {len(rep.snapshot.nodes)} backward nodes, {len(rep.snapshot.ops)} forward ops; "
           f"root chosen by {visible_line(rep.how)}")
-    graph = dot.Graph(rep.snapshot, view=opts.view, max_nodes=opts.max_nodes, notes=rep.picture_notes)
+    graph = dot.Graph(rep.snapshot, view=opts.graph.view, max_nodes=opts.graph.max_nodes, notes=rep.picture_notes)
     display(graph)
-    if opts.tree:
+    if opts.graph.tree:
         print(_tree_text(rep.snapshot))
     if rep.first is not None and not rep.first.ok:
         print(f"Backward on {who} (run by gradviz for --backward-twice) raised:\n{visible(rep.first.error_line)}")
     if rep.second is not None:
         print(visible("\n".join(common.second_backward_lines(rep.second, common.freed_count(rep.snapshot), who))))
     if target is not None:
-        outcome = common.write_graph(rep.snapshot, target, view=opts.view, max_nodes=opts.max_nodes,
-                                     notes=rep.picture_notes)
+        outcome = common.write_graph(rep.snapshot, target, opts.graph, notes=rep.picture_notes)
         if outcome.error is not None:
             print(f"%%{MAGIC}: error: {visible(outcome.error.message)}", file=sys.stderr)
         elif outcome.result is not None:

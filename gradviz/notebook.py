@@ -98,7 +98,7 @@ def read_notebook(path: str, data: bytes) -> list:
         if not text.strip():
             continue
         source, set_aside = python_of(text)
-        cells.append(NotebookCell(label, index, source, tuple(set_aside), _ends_quietly(source), text))
+        cells.append(NotebookCell(label, index, source, tuple(set_aside), ends_quietly(source), text))
     return cells
 
 
@@ -205,7 +205,7 @@ def _ipython_syntax(s: str) -> Optional[tuple]:
         return "pass", "an IPython magic"
     if s.startswith("!"):
         return "pass", "a shell command"
-    if _is_help(_code_part(s)):
+    if _is_help(code_part(s)):
         return "pass", "IPython help"
     target, eq, value = s.partition("=")
     if eq and value.lstrip()[:1] in ("!", "%") and not value.startswith("=") and _is_target(target):
@@ -242,7 +242,7 @@ def _is_target(text: str) -> bool:
     return all(p and all(q.isidentifier() for q in p.split(".")) for p in parts)
 
 
-def _code_part(s: str) -> str:
+def code_part(s: str) -> str:
     """The line without a trailing comment (a '#' outside quotes)."""
     quote = None
     for k, ch in enumerate(s):
@@ -256,9 +256,10 @@ def _code_part(s: str) -> str:
     return s
 
 
-def _ends_quietly(source: str) -> bool:
+def ends_quietly(source: str) -> bool:
+    """Whether the cell's last line of code ends in ';', which tells IPython to print no repr."""
     for line in reversed(source.split("\n")):
-        code = _code_part(line.strip())
+        code = code_part(line.strip())
         if code:
             return code.endswith(";")
     return False

@@ -64,7 +64,7 @@ BINARY_SNIFF = 8192
 #: /dev/zero) is refused before it is decoded.
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
 
-_GRADVIZ_DIR = os.path.dirname(os.path.abspath(__file__))
+GRADVIZ_DIR = os.path.dirname(os.path.abspath(__file__))
 
 # the namespace's tensors as plain data, kept in their own module; the runner's users read them here too
 from .tensor_records import (  # noqa: E402,F401
@@ -391,7 +391,7 @@ def _is_internal(filename: str, internal_dirs: Sequence[str]) -> bool:
     return any(path.startswith(d + os.sep) for d in internal_dirs)
 
 
-def _strip_internal(te: traceback.TracebackException, internal_dirs: Sequence[str],
+def strip_internal(te: traceback.TracebackException, internal_dirs: Sequence[str],
                     program: "Program") -> None:
     """Drop gradviz's (and the engine's) frames from a traceback and its chain, in place;
     show the program's frames as the user knows them: the path they gave, and a
@@ -421,7 +421,7 @@ def _strip_internal(te: traceback.TracebackException, internal_dirs: Sequence[st
                 todo.append(nxt)
 
 
-def _format_error(exc: BaseException, program: "Program", internal_dirs: Sequence[str]) -> CellError:
+def format_error(exc: BaseException, program: "Program", internal_dirs: Sequence[str]) -> CellError:
     """The error as recorded: type, str(), the user's traceback and line.
 
     The program's code was compiled under its absolute path (``code_path``), so source
@@ -434,7 +434,7 @@ def _format_error(exc: BaseException, program: "Program", internal_dirs: Sequenc
         if f.filename == program.code_path:
             line = program.where(f.lineno)[1]
             break
-    _strip_internal(te, internal_dirs, program)
+    strip_internal(te, internal_dirs, program)
     return CellError(type=type(exc).__name__, message=str(exc), traceback="".join(te.format()),
                      line=line)
 
@@ -583,7 +583,7 @@ class _Tee(io.TextIOBase):
 
 
 @contextlib.contextmanager
-def _session(script: str, argv: Sequence[str], engine_name: str, seed: Optional[int]):
+def script_session(script: str, argv: Sequence[str], engine_name: str, seed: Optional[int]):
     """Everything a run changes in the interpreter, changed and changed back."""
     engine = importlib.import_module(engine_name)  # before anything is changed
     nn = importlib.import_module(engine_name + ".nn")
@@ -687,7 +687,7 @@ def _record_style_compile_error(src: str, fname: str) -> Optional[BaseException]
     return None
 
 
-def _run_cell(cell: Cell, ns: dict, script: str, code_path: str, show: Callable = None) -> None:
+def run_cell(cell: Cell, ns: dict, script: str, code_path: str, show: Callable = None) -> None:
     """Exec the cell; print the repr of a trailing bare expression (record.py's run_cell).
 
     Code objects carry the script's absolute path and real line numbers, so tracebacks
@@ -702,13 +702,13 @@ def _run_cell(cell: Cell, ns: dict, script: str, code_path: str, show: Callable 
             last = ast.Expression(tree.body.pop().value)
         body = compile(tree, code_path, "exec", dont_inherit=True)
     except Exception as e:  # noqa: BLE001
-        raise _CompileError(e, _record_style_compile_error(cell.source, script)) from None
+        raise CompileError(e, _record_style_compile_error(cell.source, script)) from None
     exec(body, ns)
     if last is not None:
         try:
             code = compile(last, code_path, "eval", dont_inherit=True)
         except Exception as e:  # noqa: BLE001
-            raise _CompileError(e, _record_style_compile_error(cell.source, script)) from None
+            raise CompileError(e, _record_style_compile_error(cell.source, script)) from None
         val = eval(code, ns)
         if val is not None and not cell.quiet:
             (show or _print_repr)(val)
@@ -739,7 +739,7 @@ def _print_repr(value) -> None:
     print(repr(value))
 
 
-class _CompileError(Exception):
+class CompileError(Exception):
     """A cell that does not compile: the error to show, and the one record.py would report."""
 
     def __init__(self, shown: BaseException, recorded: Optional[BaseException]):
@@ -798,20 +798,16 @@ def run_script(
     """
     engine = engine or ENGINE
     program = path if isinstance(path, Program) else load_program(path)
-    path, code_path = program.path, program.code_path
+    path = program.path
     result = RunResult(script=path, total_cells=len(program.cells), notebook=program.notebook,
                        notes=program.notes)
     real_stdout = sys.stdout
     limit = Deadline(timeout)
     std_fds = _StdFds()
-    with _session(path, argv, engine, seed) as (eng, nn, ns), source_lines(program), contextlib.closing(std_fds):
+    with script_session(path, argv, engine, seed) as (eng, nn, ns), source_lines(program), contextlib.closing(std_fds):
         if program.notebook:
             ns.setdefault("display", display)
-        internal = [_GRADVIZ_DIR, os.path.dirname(os.path.abspath(eng.__file__))]
-        numpy = sys.modules.get("numpy")
-        if engine == ENGINE and numpy is not None and getattr(numpy, "__file__", None):
-            # the engine's numpy calls are its implementation, not the user's code
-            internal.append(os.path.dirname(os.path.abspath(numpy.__file__)))
+        internal = _internal_dirs(eng, engine)
         tensor_type = eng.Tensor
         module_type = getattr(nn, "Module", None)
         catcher = WarningCatcher(program, internal, sys.stderr if echo else None)
@@ -823,42 +819,12 @@ def run_script(
                 for cell in program.cells:
                     builtins_of.script()
                     buf = _KeptOutput(keep_stdout)
-                    error = None
-                    stop = None
                     if progress is not None:
                         progress.cell(cell, len(program.cells))
                     out = _Tee(buf, real_stdout, progress and progress.clear, std_fds.reclaim) if echo else buf
                     with contextlib.redirect_stdout(out):
-                        try:
-                            with limit.arm():
-                                _run_cell(cell, ns, path, code_path)
-                        except _CompileError as ce:
-                            # as Python shows a script that does not compile: no frames
-                            _show_compile_error(ce.shown, program)
-                            shown = "".join(traceback.format_exception_only(type(ce.shown),
-                                                                            ce.shown))
-                            error = CellError(type(ce.recorded).__name__, str(ce.recorded), shown,
-                                              getattr(ce.shown, "lineno", None))
-                        except SystemExit as e:
-                            stop = "exit"
-                            if e.code not in (None, 0):
-                                error = _format_error(e, program, internal)
-                        except ScriptTimeout as e:
-                            stop = "timeout"
-                            if e.seconds is None:
-                                e = ScriptTimeout(timeout)
-                            error = _renamed(_format_error(e, program, internal), "TimeoutError")
-                        except KeyboardInterrupt as e:
-                            if not catch_interrupt:
-                                raise
-                            stop = "interrupt"
-                            error = _format_error(e, program, internal)
-                        except Exception as e:  # noqa: BLE001 - the cell's error, as in a notebook
-                            error = _format_error(e, program, internal)
-                        except OutputClosed:
-                            raise
-                        except BaseException as e:  # noqa: BLE001 - the script's own BaseException, GeneratorExit
-                            error = _format_error(e, program, internal)
+                        error, stop = _run_cell_caught(cell, ns, program, limit, internal, timeout=timeout,
+                                                       catch_interrupt=catch_interrupt)
                     builtins_of.gradviz()  # the script may have patched print, len...: not for our code
                     std_fds.reclaim()  # and closed fd 1 or 2: gradviz still writes there
                     if progress is not None:
@@ -881,6 +847,53 @@ def run_script(
                 builtins_of.gradviz()
                 limit.stop()
     return result
+
+
+def _internal_dirs(eng, engine_name: str) -> list:
+    """The folders whose frames are gradviz's or the engine's, not the user's: tracebacks
+    and warnings are cut to the user's own frames."""
+    internal = [GRADVIZ_DIR, os.path.dirname(os.path.abspath(eng.__file__))]
+    numpy = sys.modules.get("numpy")
+    if engine_name == ENGINE and numpy is not None and getattr(numpy, "__file__", None):
+        # the engine's numpy calls are its implementation, not the user's code
+        internal.append(os.path.dirname(os.path.abspath(numpy.__file__)))
+    return internal
+
+
+def _run_cell_caught(cell: Cell, ns: dict, program: Program, limit: Deadline, internal: list, *,
+                     timeout: Optional[float], catch_interrupt: bool) -> tuple:
+    """Run one cell of ``run_script`` under the time limit, catching what it raises as a
+    notebook would: (its CellError or None, why the run stops after it or None)."""
+    error = stop = None
+    try:
+        with limit.arm():
+            run_cell(cell, ns, program.path, program.code_path)
+    except CompileError as ce:
+        # as Python shows a script that does not compile: no frames
+        show_compile_error(ce.shown, program)
+        shown = "".join(traceback.format_exception_only(type(ce.shown), ce.shown))
+        error = CellError(type(ce.recorded).__name__, str(ce.recorded), shown, getattr(ce.shown, "lineno", None))
+    except SystemExit as e:
+        stop = "exit"
+        if e.code not in (None, 0):
+            error = format_error(e, program, internal)
+    except ScriptTimeout as e:
+        stop = "timeout"
+        if e.seconds is None:
+            e = ScriptTimeout(timeout)
+        error = _renamed(format_error(e, program, internal), "TimeoutError")
+    except KeyboardInterrupt as e:
+        if not catch_interrupt:
+            raise
+        stop = "interrupt"
+        error = format_error(e, program, internal)
+    except Exception as e:  # noqa: BLE001 - the cell's error, as in a notebook
+        error = format_error(e, program, internal)
+    except OutputClosed:
+        raise
+    except BaseException as e:  # noqa: BLE001 - the script's own BaseException, GeneratorExit
+        error = format_error(e, program, internal)
+    return error, stop
 
 
 class _BuiltinsKeeper:
@@ -915,7 +928,7 @@ class _BuiltinsKeeper:
 _MISSING = object()
 
 
-def _show_compile_error(err: BaseException, program: Program) -> None:
+def show_compile_error(err: BaseException, program: Program) -> None:
     """A SyntaxError as the user knows the place: the path they gave, a notebook's cell."""
     _relocate(err, program)
 

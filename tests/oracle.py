@@ -36,10 +36,6 @@ def real_torch():
     return torch
 
 
-def lib_name(T):
-    return "gradviz" if T is gv else "torch"
-
-
 def seed_of(*parts):
     return zlib.crc32("/".join(map(str, parts)).encode()) & 0x7FFFFFFF
 

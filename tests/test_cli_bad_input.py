@@ -46,12 +46,6 @@ def raw(data, name="script.py"):
     return make
 
 
-def no_file(name):
-    def check(tmp_path, r):
-        assert not (tmp_path / name).exists(), name
-    return check
-
-
 def files(*names):
     def check(tmp_path, r):
         assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".py") == sorted(names)

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 
 from gradviz import scripting  # noqa: E402
 from gradviz.commands import common, report  # noqa: E402
-from gradviz.commands.run import Names  # noqa: E402
+from gradviz.inspect.watch import Names, Watch  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(glob.glob(str(ROOT / "conformance" / "cases" / "*.py")))
@@ -71,8 +71,8 @@ def run(path, engine_name):
     """(RunResult, {cell index: (call info, snapshot)}) of one case on one engine."""
     eng = common.engine(engine_name)
     program = scripting.load_program(path)
-    names = Names(program.code_path, eng)
-    watch = common.Watch(names, real=eng.real)
+    names = Names(program.code_path, eng.torch)
+    watch = Watch(names, real=eng.real)
     cells = report.CellGraphs(watch)
 
     @contextlib.contextmanager

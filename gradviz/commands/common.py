@@ -1,5 +1,5 @@
-"""What ``run``, ``graph`` and ``explain`` share: output targets, consoles, the graph watch,
-the second backward (``--backward-twice``) and writing a graph.
+"""What ``run``, ``graph`` and ``explain`` share: output targets, consoles, the
+second backward (``--backward-twice``) and writing a graph.
 
 Imports the engine, inspection and rendering modules lazily, so that checking the
 command line (``output_target``) costs nothing.
@@ -7,16 +7,13 @@ command line (``output_target``) costs nothing.
 import contextlib
 import os
 import sys
-import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from ..render import options as graph_options  # imports nothing: the formats and the box budget
-from ..render.options import GRAPH_FORMATS
+from ..render.options import GRAPH_FORMATS, GraphOptions
 from ..safe_text import visible  # every name and path printed goes through it: shown, never obeyed
 from . import EXIT_USAGE, CommandError
-
-ENGINES = ("gradviz", "torch")
 
 
 # --------------------------------------------------------------------------- engines
@@ -146,10 +143,6 @@ class Streams:
         self.err = console.make_console(sys.stderr)
         self.report = self.err if data_on_stdout else console.make_console(sys.stdout)
 
-    @property
-    def report_file(self):
-        return self.report.file
-
     def note(self, text: str) -> None:
         """A one-line remark on stderr: ``gradviz: note: ...``."""
         from gradviz.render.console import print_text
@@ -195,65 +188,6 @@ def retain_graph_patch(autograd=None):
         yield
     finally:
         autograd.backward, autograd.grad = real_backward, real_grad
-
-
-# --------------------------------------------------------------------------- watching a run
-
-
-class Watch:
-    """A Recorder plus what the commands need to know about backward calls.
-
-    names: ``fn() -> {id(tensor): name}``, called when a graph is captured.
-    sites: how snapshots name places in the user's code (a notebook's, by cell).
-    After the run, ``captured`` is the snapshot taken when the last backward /
-    autograd.grad call returned (buffers already freed), ``last_edges`` that call's
-    root edges (kept alive here, for a second pass) and ``backwarded(node)`` tells
-    whether a node was the root of some backward call.
-    """
-
-    def __init__(self, names: Callable[[], dict], sites: Optional[Callable] = None, real: bool = False):
-        if real:  # the user's code runs on the installed PyTorch
-            from gradviz.inspect.real_torch import TorchRecorder as Recorder
-        else:
-            from gradviz.inspect import Recorder
-
-        self.names = names
-        self.recorder = Recorder(on_backward=self._on_backward, capture=names, keep=1, sites=sites)
-        self.last_edges: list = []
-        self._roots = weakref.WeakSet()
-        self._seqs = set()
-
-    def _on_backward(self, phase, roots, call):
-        if phase != "end":
-            return
-        self.last_edges = [(n, nr) for n, nr in roots if n is not None]
-        for n, _ in self.last_edges:
-            try:
-                self._roots.add(n)
-            except TypeError:  # PyTorch's nodes cannot be weakly referenced: their sequence number
-                self._seqs.add(n._sequence_nr())
-
-    @property
-    def captured(self):
-        """(BackwardCallInfo, GraphSnapshot) of the last backward call, or None."""
-        return self.recorder.captures[-1] if self.recorder.captures else None
-
-    def backwarded(self, node) -> bool:
-        if node is None:
-            return False
-        try:
-            weakref.ref(node)
-        except TypeError:  # a PyTorch node (WeakSet would just answer False)
-            return node._sequence_nr() in self._seqs
-        return node in self._roots
-
-    def __enter__(self):
-        self.recorder.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        self.recorder.__exit__(*exc)
-        return False
 
 
 # --------------------------------------------------------------------------- backward passes
@@ -419,24 +353,26 @@ class GraphOutcome:
                 "notes": list(self.notes), "error": None}
 
 
-def write_graph(snap, target: Target, *, view: str, max_nodes: int, notes=(), title=None,
+def write_graph(snap, target: Target, options: GraphOptions, *, notes=(), title=None,
                 show_sites: bool = True, timeout: Optional[float] = None) -> GraphOutcome:
-    """Write ``snap`` to ``target``. Failures come back as ``GraphOutcome.error`` (exit 2),
-    with Graphviz's advice and the DOT written next to the file when Graphviz failed."""
+    """Write ``snap`` to ``target``, drawn as ``options`` say (their view and box budget).
+    Failures come back as ``GraphOutcome.error`` (exit 2), with Graphviz's advice and the
+    DOT written next to the file when Graphviz failed."""
     from gradviz.render import dot
 
-    options = dict(notes=tuple(notes), title=title, show_sites=show_sites)
+    view, max_nodes = options.view, options.max_nodes
+    drawing = dict(notes=tuple(notes), title=title, show_sites=show_sites)
     if view == "forward" and not snap.has_forward:
         view = "backward"
     try:
         if target.stdout:
-            graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **options)
+            graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **drawing)
             source = graph.source if graph.source.endswith("\n") else graph.source + "\n"
             sys.stdout.write(source)
             sys.stdout.flush()
             return GraphOutcome(source=source, notes=graph.notes)
         kwargs = {"timeout": timeout} if timeout else {}
-        graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **options)
+        graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **drawing)
         if not max_nodes:
             _warn_cost(graph, timeout or dot.DEFAULT_TIMEOUT)
         elif graph.estimate.seconds >= 1 and sys.stderr.isatty():  # progress, for people only

@@ -3,6 +3,8 @@
 A message (or a whole pasted traceback, from stdin with ``-``) is matched against the
 catalog; a script or a notebook is run in the engine until its first error and
 diagnosed from what the run did. ``--graph OUT`` draws the graph around the failing node of a script.
+The explaining is ``gradviz.explain``'s (on the installed PyTorch, ``explain.real_torch``'s);
+this module reads the arguments, runs the script under supervision and presents the result.
 """
 import os
 import sys
@@ -133,8 +135,7 @@ def _show(opts, obj, stream) -> None:
 
 
 def _script(opts: ExplainOptions, path: str, argv: tuple) -> int:
-    from gradviz import explain, scripting
-    from gradviz.explain import runner
+    from gradviz import scripting
 
     try:
         program = scripting.load_program(path)
@@ -167,12 +168,12 @@ def _ended(opts, ended) -> int:
 
 def _diagnose_and_show(opts, program, path, argv, target) -> int:
     from gradviz import explain, scripting
-    from gradviz.explain import runner
+    from gradviz.explain import real_torch, runner
 
     eng = common.engine(opts.engine)
     try:
         with scripting.deadline(opts.timeout):
-            diagnosis = (_diagnose_on_torch(program, argv, eng) if eng.real
+            diagnosis = (real_torch.diagnose_on_torch(program, argv, eng) if eng.real
                          else explain.diagnose_script(path, argv))
     except runner.ScriptError as e:
         raise CommandError(str(e), usage=True) from None
@@ -190,64 +191,6 @@ def _diagnose_and_show(opts, program, path, argv, target) -> int:
     if target is not None:
         code = max(code, _graph(diagnosis, target, program))
     return code
-
-
-def _diagnose_on_torch(program, argv, eng):
-    """The script on the installed PyTorch, to its first error: the error, where it came
-    from (explain's answer to its message), and the graph of the backward call that raised.
-    The engine's own diagnosis (which tensor, which in-place op) needs gradviz's engine."""
-    import contextlib
-
-    from gradviz import scripting
-    from gradviz.explain import explain_message
-    from gradviz.explain.diagnose import Diagnosis, _fix, unknown_script_fix
-    from gradviz.notebook import _code_part
-
-    from .run import Names
-
-    names = Names(program.code_path, eng)
-    watch = common.Watch(names, sites=program.site if program.notebook else None, real=True)
-
-    @contextlib.contextmanager
-    def around(ns):
-        names.bind(ns)
-        with watch:
-            yield
-
-    result = scripting.run_script(program, argv, echo=False, engine=eng.module_name, around=around,
-                                  stop_at_error=True)
-    failed = next((c for c in result.cells if c.error is not None), None)
-    stdout = "".join(c.stdout for c in result.cells)
-    if failed is None:
-        return Diagnosis(id=None, title="No error", cause="The script ran to the end without raising.", fix=_fix(""),
-                         context={"engine": "torch"}, error=None, stdout=stdout)
-    err = failed.error
-    cell = program.cells[failed.index]
-    code = ""
-    if err.line:  # a notebook's lines are counted in the cell, a script's in the file
-        lines = (cell.written if program.notebook else program.text).split("\n")
-        code = _code_part(lines[err.line - 1].strip()) if 0 < err.line <= len(lines) else ""
-    where = (f"{cell.name}, line {err.line}" if program.notebook else f"Line {err.line}") if err.line else ""
-    error = {"type": err.type, "message": err.message, "line": err.line, "code": code, "traceback": err.traceback}
-    if program.notebook:
-        error["cell"] = cell.name
-    found = explain_message(f"{err.type}: {err.message}")
-    prefix = f"{where} (`{code}`): " if where and code else (f"{where}: " if where else "")
-    roots, recorder = (), None
-    calls = watch.recorder.backward_calls()
-    if calls and watch.last_edges and calls[-1].site and calls[-1].site[0] == program.code_path \
-            and program.where(calls[-1].site[1])[1] == err.line:
-        roots, recorder = tuple(watch.last_edges), watch.recorder  # the backward that raised
-    context = {"engine": "torch"}
-    if not found.known:
-        return Diagnosis(id=None, candidates=found.candidates, title="Unknown error",
-                         cause=f"{prefix}{err.type}: {err.message}. " + found.cause,
-                         fix=unknown_script_fix(torch_engine=True), context=context,
-                         error=error, stdout=stdout, explanation=found, graph_roots=roots,
-                         graph_names=dict(names.named()), graph_recorder=recorder)
-    return Diagnosis(id=found.id, candidates=found.candidates, title=found.title, cause=prefix + found.cause,
-                     fix=found.fix, context=context, error=error, stdout=stdout, explanation=found,
-                     graph_roots=roots, graph_names=dict(names.named()), graph_recorder=recorder)
 
 
 def _graph(diagnosis, target, program) -> int:
@@ -308,7 +251,7 @@ def _named_roots(snap, diagnosis):
     the root tensor, else the expression the failing line called backward on (``act.sum()``)."""
     import dataclasses
 
-    from gradviz.explain.diagnose import _differentiated_expr
+    from gradviz.explain.diagnose import differentiated_expr
 
     by_output = {}
     for name, t in diagnosis.graph_names.items():
@@ -319,7 +262,7 @@ def _named_roots(snap, diagnosis):
     names = [by_output.get((id(node), nr)) for node, nr in diagnosis.graph_roots]
     code = (diagnosis.error or {}).get("code") or ""
     if len(diagnosis.graph_roots) == 1 and names[0] is None and code:
-        names[0] = _differentiated_expr(code, ".backward(" not in code and "grad(" in code)
+        names[0] = differentiated_expr(code, ".backward(" not in code and "grad(" in code)
     if len(names) != len(snap.roots):
         return snap
     roots = tuple(r if r.name or not n else dataclasses.replace(r, name=n) for r, n in zip(snap.roots, names))

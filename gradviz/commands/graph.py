@@ -10,7 +10,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..render import options as graph_options  # imports nothing: the formats and the box budget
+from ..render import options as graph_options  # imports nothing of gradviz: the formats and the box budget
+from ..render.options import GraphOptions
 from ..safe_text import visible  # names, paths and messages printed: shown, never obeyed
 from . import EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
@@ -24,19 +25,14 @@ DEFAULT_TIMEOUT = 30.0  # an expression is small: anything slower is runaway wor
 
 
 @dataclass
-class GraphOptions:
+class ExpressionOptions:
     expression: str
     shape: Optional[str] = None
     var: tuple = ()  # "name=spec" strings
     seed: int = 0
     dtype: Optional[str] = None
     no_backward: bool = False
-    output: Optional[str] = None
-    view: str = "both"
-    max_nodes: int = graph_options.DEFAULT_MAX_NODES
-    tree: bool = False
-    backward_twice: bool = False
-    retain_graph: bool = False
+    graph: GraphOptions = GraphOptions()  # -o OUT, --view, --max-nodes, --tree, --backward-twice ...
     as_json: bool = False
     html: Optional[str] = None  # --html REPORT
     engine: str = "gradviz"  # or 'torch': the installed PyTorch evaluates the expression
@@ -116,27 +112,26 @@ def _undecodable(text: str):
     return f"{what} at character {m.start() + 1} is not UTF-8"
 
 
-def run(opts: GraphOptions) -> int:
+def run(opts: ExpressionOptions) -> int:
     from gradviz.render import values
 
     with values.printoptions(opts.precision, opts.full_values):
         return _run(opts)
 
 
-def _run(opts: GraphOptions) -> int:
+def _run(opts: ExpressionOptions) -> int:
     from gradviz import expression
 
     text = _read_expression(opts.expression)
-    target = common.output_target(opts.output, "-o/--output")
+    target = common.output_target(opts.graph.output, "-o/--output")
     html_path = report.html_target(opts.html)
     if opts.as_json and target is not None and target.stdout:
         raise CommandError("--json and -o - both want stdout: write the graph to a file", usage=True)
-    if opts.no_backward and (opts.backward_twice or opts.retain_graph):
-        flag = "--backward-twice" if opts.backward_twice else "--retain-graph"
+    if opts.no_backward and (opts.graph.backward_twice or opts.graph.retain_graph):
+        flag = "--backward-twice" if opts.graph.backward_twice else "--retain-graph"
         raise CommandError(f"{flag} needs a backward pass: drop --no-backward", usage=True)
     if target is None and html_path is None:
-        unused = [flag for flag, on in (("--view", opts.view != "both"),
-                                        ("--max-nodes", opts.max_nodes != graph_options.DEFAULT_MAX_NODES)) if on]
+        unused = opts.graph.picture_flags_given()
         if unused:
             print(f"gradviz graph: warning: {' and '.join(unused)} {'has' if len(unused) == 1 else 'have'} no "
                   "effect without -o/--output (or --html): without a file the graph is printed as a tree",
@@ -175,7 +170,7 @@ def _evaluate_and_show(opts, program, shape, specs, dtype, target, html_path, en
         sys.stdout.flush()
         if out.graph is not None and out.graph.error is not None:
             print(f"gradviz graph: error: {visible(out.graph.error.message)}", file=sys.stderr)
-        if opts.tree and out.snapshot is not None:
+        if opts.graph.tree and out.snapshot is not None:
             common.print_tree(streams, out.snapshot, show_sites=False)  # stderr: stdout has the JSON
     else:
         _print(opts, streams, out, target)
@@ -232,12 +227,13 @@ def _table(ev) -> tuple:
 def _evaluate(opts, program, shape, specs, dtype, target, eng, clock) -> Outcome:
     from gradviz import expression
     from gradviz.inspect import snapshot
+    from gradviz.inspect.watch import Watch
     from gradviz.inspect.torch_guard import allocation_guard  # holds real PyTorch to the expression's limits
 
     engine = eng.torch
     out = Outcome(program=program)
     holder = {}
-    watch = common.Watch(lambda: _labels(holder["ev"]) if "ev" in holder else {}, real=eng.real)
+    watch = Watch(lambda: _labels(holder["ev"]) if "ev" in holder else {}, real=eng.real)
     saved_grad = engine.is_grad_enabled()
     from gradviz import scripting
     try:
@@ -272,13 +268,13 @@ def _evaluate(opts, program, shape, specs, dtype, target, eng, clock) -> Outcome
                     out.notes.append(f"the result has shape {tuple(value.shape)}, not a scalar: backward started "
                                      "from ones_like(result), the same as (result).sum().backward() (use "
                                      "--no-backward to skip it)")
-                first = common.backward_pass(roots, opts.retain_graph, engine)
+                first = common.backward_pass(roots, opts.graph.retain_graph, engine)
                 out.backward = {"ran": first.ok, "gradient": "implicit" if value.numel() == 1 else "ones",
-                                "retain_graph": opts.retain_graph}
+                                "retain_graph": opts.graph.retain_graph}
                 if not first.ok:
                     out.error = _pass_error(first)
-                elif opts.backward_twice:
-                    out.second = common.backward_pass(roots, opts.retain_graph, engine)
+                elif opts.graph.backward_twice:
+                    out.second = common.backward_pass(roots, opts.graph.retain_graph, engine)
             if is_tensor:
                 out.snapshot = snapshot(value, _labels(ev), watch.recorder)
             out.tensors = _table(ev)
@@ -288,9 +284,8 @@ def _evaluate(opts, program, shape, specs, dtype, target, eng, clock) -> Outcome
     finally:
         engine.set_grad_enabled(saved_grad)
     if out.snapshot is not None and target is not None and out.error is None:
-        out.graph = common.write_graph(out.snapshot, target, view=opts.view, max_nodes=opts.max_nodes,
-                                       notes=_picture_notes(out), title=_title(program), show_sites=False,
-                                       timeout=clock.remaining())
+        out.graph = common.write_graph(out.snapshot, target, opts.graph, notes=_picture_notes(out),
+                                       title=_title(program), show_sites=False, timeout=clock.remaining())
     return out
 
 
@@ -356,7 +351,7 @@ def _print(opts, streams, out: Outcome, target) -> None:
     if out.error is not None:
         _print_expression_error(streams, out)
         return
-    if out.snapshot is not None and (opts.tree or target is None):
+    if out.snapshot is not None and (opts.graph.tree or target is None):
         common.print_tree(streams, out.snapshot, show_sites=False)
     if out.second is not None:
         common.print_second_backward(streams, out.second, common.freed_count(out.snapshot),

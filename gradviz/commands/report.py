@@ -62,9 +62,10 @@ class CellGraphs:
 class _Pictures:
     """Draws the report's pictures, with a progress line on a terminal."""
 
-    def __init__(self, total: int, view: str, max_nodes: int):
+    def __init__(self, total: int, options):
+        """options: the command's GraphOptions (its view and box budget)."""
         self.total, self.done = total, 0
-        self.view, self.max_nodes = view, max_nodes
+        self.view, self.max_nodes = options.view, options.max_nodes
         self.tty = total > 1 and _isatty(sys.stderr)
 
     def figure(self, snap, caption, notes=(), **options):
@@ -118,7 +119,7 @@ def run_page(opts, program, result, cell_graphs, rep, lint) -> str:
 
     total = len(program.cells)
     extra = rep is not None and rep.snapshot is not None and not _already_drawn(rep, cell_graphs)
-    pictures = _Pictures(len(cell_graphs.by_cell) + (1 if extra else 0), opts.view, opts.max_nodes)
+    pictures = _Pictures(len(cell_graphs.by_cell) + (1 if extra else 0), opts.graph)
     sections = []
     previous = ()
     try:
@@ -242,7 +243,7 @@ def graph_page(opts, out, title, notes) -> str:
     sec.notes = list(out.notes)
     sec.tensors = out.tensors
     sec.tensors_title = "Tensors computed before the error" if out.error is not None else "Tensors"
-    pictures = _Pictures(1, opts.view, opts.max_nodes)
+    pictures = _Pictures(1, opts.graph)
     try:
         if out.second is not None and out.snapshot is not None:
             sec.text.extend(common.second_backward_lines(out.second, common.freed_count(out.snapshot),

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..render import options as graph_options  # imports nothing: the formats and the box budget
+from ..render.options import GraphOptions  # imports nothing of gradviz
 from ..safe_text import visible, visible_line  # names and paths printed: shown, never obeyed
 from . import EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
@@ -30,13 +30,8 @@ class RunOptions:
     changed_only: bool = False  # --changed-only: per cell, only the tensors it made or changed
     precision: Optional[int] = None  # --precision N: significant digits in the tables
     full_values: bool = False  # --full-values: every value, never a summary
-    graph: Optional[str] = None
+    graph: GraphOptions = GraphOptions()  # --graph OUT, --view, --max-nodes, --tree, --backward-twice ...
     roots: tuple = ()
-    view: str = "both"
-    max_nodes: int = graph_options.DEFAULT_MAX_NODES
-    tree: bool = False
-    backward_twice: bool = False
-    retain_graph: bool = False
     lint: bool = False
     timeout: Optional[float] = None
     html: Optional[str] = None  # --html REPORT
@@ -68,44 +63,6 @@ class GraphReport:
         return notes
 
 
-class Names:
-    """``{id(tensor): name}`` of the script's namespace, then of the locals of the
-    script's own frames on the stack (a backward inside ``def train():``)."""
-
-    def __init__(self, code_path, engine=None):
-        self.code_path = code_path
-        self.engine = engine or common.engine("gradviz")
-        self.ns = None
-        self.tensor_type, self.module_type = self.engine.torch.Tensor, self.engine.nn.Module
-
-    def bind(self, ns):
-        self.ns = ns
-
-    def tensors(self):
-        """The table's tensors: every named tensor of the namespace, as plain data."""
-        from gradviz import scripting
-
-        return scripting.snapshot(self.ns, self.tensor_type, self.module_type) if self.ns is not None else None
-
-    def named(self):
-        from gradviz import scripting
-
-        return scripting.named_tensors(self.ns, self.tensor_type, self.module_type) if self.ns is not None else []
-
-    def __call__(self):
-        out = {}
-        for name, t in self.named():
-            out.setdefault(id(t), name)
-        frame = sys._getframe(1)
-        while frame is not None:
-            if frame.f_code.co_filename == self.code_path and frame.f_locals is not frame.f_globals:
-                for name, v in list(frame.f_locals.items()):
-                    if isinstance(v, self.tensor_type) and not name.startswith("_"):
-                        out.setdefault(id(v), name)
-            frame = frame.f_back
-        return out
-
-
 def run(opts: RunOptions) -> int:
     from gradviz import scripting
     from gradviz.render import values
@@ -114,7 +71,7 @@ def run(opts: RunOptions) -> int:
         program = scripting.load_program(opts.script)  # a usage problem shows before anything runs
     except scripting.ScriptError as e:
         raise CommandError(str(e), usage=True) from None
-    common.refuse_the_input_as_output(opts.script, (("--graph", opts.graph), ("--html", opts.html)))
+    common.refuse_the_input_as_output(opts.script, (("--graph", opts.graph.output), ("--html", opts.html)))
     with values.printoptions(opts.precision, opts.full_values):
         if not supervised.available():
             return _run(opts, program, lambda cell: None)
@@ -152,18 +109,20 @@ class RunReport:
 
 def _run(opts: RunOptions, program, send) -> int:
     """Check the options, run the cells, collect what they made, then present it."""
+    from gradviz.inspect.watch import Names, Watch
+
     eng = common.engine(opts.engine)
-    target = common.output_target(opts.graph, "--graph")
+    target = common.output_target(opts.graph.output, "--graph")
     if opts.as_json and target is not None and target.stdout:
         raise CommandError("--json and --graph - both want stdout: write the graph to a file",
                            usage=True)
     html_path = report_page.html_target(opts.html)
     _warn_unused(opts, target, html_path)
-    want_graph = bool(target is not None or opts.tree or opts.backward_twice or opts.roots)
+    want_graph = bool(target is not None or opts.graph.tree or opts.graph.backward_twice or opts.roots)
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
-    names = Names(program.code_path, eng)
+    names = Names(program.code_path, eng.torch)
     watching = want_graph or html_path is not None
-    watch = (common.Watch(names, sites=program.site if program.notebook else None, real=eng.real)
+    watch = (Watch(names, sites=program.site if program.notebook else None, real=eng.real)
              if watching else None)
     cell_graphs = report_page.CellGraphs(watch) if html_path is not None else None
     if not opts.as_json:
@@ -192,7 +151,7 @@ def _run_cells(opts: RunOptions, program, send, eng, names, watch, cell_graphs, 
         with contextlib.ExitStack() as stack:
             if watch is not None:
                 stack.enter_context(watch)
-            if opts.retain_graph:
+            if opts.graph.retain_graph:
                 stack.enter_context(common.retain_graph_patch(eng.torch.autograd))
             yield
 
@@ -282,7 +241,7 @@ def _present_json(opts: RunOptions, streams, rr: RunReport) -> int:
         doc["report"] = rr.html_path
     if report is not None and report.outcome is not None and report.outcome.error is not None:
         _print_error(report.outcome.error)
-    if report is not None and opts.tree and report.snapshot is not None:
+    if report is not None and opts.graph.tree and report.snapshot is not None:
         common.print_tree(streams, report.snapshot)  # stderr: stdout has the JSON
     if report is not None and report.tensors is not None:
         doc["tensors_after_second_backward"] = [jsonout.tensor_dict(t) for t in report.tensors]
@@ -402,13 +361,13 @@ def _write_recorded(opts: RunOptions, program, result, shared) -> tuple:
     graphs = {cell.index: captured for cell, captured in shared if captured is not None}
     last = graphs[max(graphs)] if graphs else None
     written, failed = [], []
-    target = common.output_target(opts.graph, "--graph") if opts.graph is not None else None
+    target = common.output_target(opts.graph.output, "--graph")
     if target is not None:
         if last is None:
             failed.append(CommandError("--graph: nothing to draw: no backward call was recorded before the "
                                        "script's process ended", EXIT_USAGE))
         else:
-            outcome = common.write_graph(last[1], target, view=opts.view, max_nodes=opts.max_nodes)
+            outcome = common.write_graph(last[1], target, opts.graph)
             if outcome.error is not None:
                 failed.append(outcome.error)
             else:
@@ -460,12 +419,8 @@ def _locals_hint(names, program) -> Optional[str]:
 def _warn_unused(opts: RunOptions, target, html_path) -> None:
     """Options that only shape a picture do nothing without one: say so, once, up front."""
     picture = target is not None or html_path is not None
-    unused = []
-    if not picture and opts.view != "both":
-        unused.append("--view")
-    if not picture and opts.max_nodes != graph_options.DEFAULT_MAX_NODES:
-        unused.append("--max-nodes")
-    if opts.roots and not (picture or opts.tree or opts.backward_twice):
+    unused = [] if picture else opts.graph.picture_flags_given()
+    if opts.roots and not (picture or opts.graph.tree or opts.graph.backward_twice):
         unused.append("--root")
     if unused:
         verb = "has" if len(unused) == 1 else "have"
@@ -523,15 +478,15 @@ def graph_report(opts: RunOptions, watch, names, program) -> GraphReport:
         rep.roots = [common.RootSpec(last[0], tensor=last[1])]
         rep.how = f"the last named tensor with a grad_fn ({last[0]})"
 
-    if opts.backward_twice:
+    if opts.graph.backward_twice:
         rep.notes += _seeded_with_ones(rep.roots)
         with watch:
             nodes = [r.node for r in rep.roots]
             if any(n is None or not watch.backwarded(n) for n in nodes):
                 # the script never ran backward from here: gradviz runs the first pass too
-                rep.first = common.backward_pass(rep.roots, opts.retain_graph, names.engine.torch)
+                rep.first = common.backward_pass(rep.roots, opts.graph.retain_graph, names.torch)
             if rep.first is None or rep.first.ok:
-                rep.second = common.backward_pass(rep.roots, opts.retain_graph, names.engine.torch)
+                rep.second = common.backward_pass(rep.roots, opts.graph.retain_graph, names.torch)
             rep.snapshot = snapshot([r.target() for r in rep.roots], names(), watch.recorder)
         rep.tensors = names.tensors()
     elif rep.snapshot is None:
@@ -563,8 +518,7 @@ def _seeded_with_ones(roots) -> list:
 def _write(rep: GraphReport, target, opts) -> common.GraphOutcome:
     if rep.snapshot is None:
         return common.GraphOutcome(error=CommandError(f"{rep.nothing} (name one with --root)", EXIT_USAGE))
-    return common.write_graph(rep.snapshot, target, view=opts.view, max_nodes=opts.max_nodes,
-                              notes=rep.picture_notes)
+    return common.write_graph(rep.snapshot, target, opts.graph, notes=rep.picture_notes)
 
 
 def _site_text(site, program) -> str:
@@ -593,7 +547,7 @@ def _print_graph_report(opts, streams, rep: GraphReport, target) -> None:
                f"{len(rep.snapshot.ops)} forward ops; root chosen by {visible_line(rep.how)}", soft_wrap=True)
     for note in rep.notes:
         streams.note(note)
-    if opts.tree or (opts.backward_twice and target is None):
+    if opts.graph.tree or (opts.graph.backward_twice and target is None):
         common.print_tree(streams, rep.snapshot)
     if rep.first is not None and not rep.first.ok:
         con.print()

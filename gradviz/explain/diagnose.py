@@ -117,9 +117,8 @@ class _Failing:
 def _gradient_source(facts, s):
     """The line that computed the failing tensor as a gradient (without a graph), or None."""
     t, err_line, err_code = s.t, s.err_line, s.err_code
-    from_grad = getattr(t, "_gradviz_grad_of", None)
     grad_src = None
-    if from_grad is not None or (t is not None and facts.names(lambda x: x._grad is t, limit=1)):
+    if t is not None and facts.names(lambda x: x._grad is t, limit=1):
         grad_src = s.assign_line or err_line
     if grad_src is None and re.search(r"\.grad\b(?!_fn)", re.sub(r"\.backward\(.*$", "", err_code)):
         grad_src = err_line
@@ -171,7 +170,6 @@ def _grad_mode_block(facts, s):
     mode = None
     if t is not None and getattr(t, "_inference", False):
         mode = "torch.inference_mode()"
-    created_no_grad = getattr(t, "_gradviz_created_in_no_grad", None)
     block = None
     line = assign_line or err_line
     for cand_line in [assign_line, err_line] + [s.assigned(n)[0] for n in expr_names]:
@@ -194,8 +192,8 @@ def _grad_mode_block(facts, s):
             if _is_tensor(v) and getattr(v, "_inference", False):
                 mode, line = "torch.inference_mode()", s.assigned(n)[0] or err_line
                 break
-    if mode or created_no_grad or block:
-        return block or mode or "torch.no_grad()", line
+    if mode or block:
+        return block or mode, line
     return None, line
 
 
@@ -394,7 +392,7 @@ def _nonscalar(facts, t, name, line, code, context):
     e = catalog.get(eid)
     after = ""
     # the user's name for the output, else the expression the call was made on (never an example's name)
-    nm = name or _differentiated_expr(code, in_grad)
+    nm = name or differentiated_expr(code, in_grad)
     shape = f" of shape {list(t.shape)}" if t is not None else ""
     if nm and in_grad:
         after = add_kwarg(code, f"grad_outputs=torch.ones_like({nm})") or ""
@@ -490,7 +488,7 @@ def _deepcopy_after(facts, code):
     return code.replace(m.group(0), f"deepcopy({m.group(1)}.detach())", 1)
 
 
-def _differentiated_expr(code, in_grad):
+def differentiated_expr(code, in_grad):
     """The expression ``code`` calls .backward() on (``(x * 2)`` in ``(x * 2).backward()``), or the
     first argument of its torch.autograd.grad call; None when it cannot be read off the line."""
     if in_grad:

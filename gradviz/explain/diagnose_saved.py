@@ -209,7 +209,6 @@ def _rnn_hidden_not_detached(facts, s):
     before = facts.src.line(carried_line) if carried_line else ""
     after = ""
     if carried and carried_line:
-        ind = re.match(r"\s*", facts.src.raw_line(carried_line)).group(0)  # noqa: F841
         code = facts.src.line(carried_line)
         header = facts.src.line(loop_span[0]) if loop_span and loop_span[0] < carried_line else ""
         if header:

@@ -147,7 +147,6 @@ def _from_finding(facts, f):
                "sum of all iterations so far.")
         fix = _entry_fix("grad_accumulation_no_zero_grad")
         if loop:
-            ind = re.match(r"\s*", facts.src.raw_line(line)).group(0)
             zero = f"{opts[0]}.zero_grad()" if opts else (f"{names[0]}.grad = None" if names else "opt.zero_grad()")
             fix = dict(fix, before=code, after=f"{zero}\n{code}")
         return LintWarning("grad_accumulation_no_zero_grad", title_of("grad_accumulation_no_zero_grad"), msg, line,

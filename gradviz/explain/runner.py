@@ -9,7 +9,6 @@ user's innermost frame, the namespace, and every warning raised (not filtered).
 """
 import contextlib
 import io
-import os
 import traceback
 import warnings
 from dataclasses import dataclass, field
@@ -20,7 +19,6 @@ from gradviz import scripting
 from .probe import Probe
 
 ENGINE = "gradviz.torch"
-_GRADVIZ_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class ScriptError(Exception):
@@ -51,16 +49,6 @@ class RunOutcome:
     frames: list = field(default_factory=list)  # [(filename, lineno, function name)] of the traceback
     cell: Optional[int] = None
     program: Any = None  # the scripting.Program that ran: a notebook names its lines by cell
-
-    @property
-    def lines(self):
-        return self.source.splitlines()
-
-    def line_text(self, lineno):
-        lines = self.lines
-        if lineno and 1 <= lineno <= len(lines):
-            return lines[lineno - 1].strip()
-        return ""
 
     def scope(self):
         """Names visible where the error happened: frame locals over module globals."""
@@ -102,7 +90,7 @@ def run_until_error(path, argv=(), *, probe=None, stop_at_error=True) -> RunOutc
     probe = probe if probe is not None else Probe()
     out = RunOutcome(path=path, code_path=code_path, source=program.text, probe=probe, program=program)
     buf = io.StringIO()
-    with scripting._session(path, argv, ENGINE, 0) as (engine, nn, ns), scripting.source_lines(program):
+    with scripting.script_session(path, argv, ENGINE, 0) as (engine, nn, ns), scripting.source_lines(program):
         from gradviz.torch.autograd import graph
         if program.notebook:
             ns.setdefault("display", scripting.display)
@@ -114,8 +102,8 @@ def run_until_error(path, argv=(), *, probe=None, stop_at_error=True) -> RunOutc
                 for cell in program.cells:
                     try:
                         try:
-                            scripting._run_cell(cell, ns, path, code_path)
-                        except scripting._CompileError as ce:
+                            scripting.run_cell(cell, ns, path, code_path)
+                        except scripting.CompileError as ce:
                             raise ce.shown from None
                     except SystemExit as e:
                         if e.code not in (None, 0):
@@ -153,5 +141,5 @@ def _format_tb(exc, program):
     """The user's traceback: gradviz's frames left out, places named as the user knows them."""
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
     te.__cause__ = te.__context__ = None
-    scripting._strip_internal(te, [_GRADVIZ_DIR], program)
+    scripting.strip_internal(te, [scripting.GRADVIZ_DIR], program)
     return "".join(te.format())

@@ -79,10 +79,6 @@ class Statement:
     line: int
     node: ast.stmt = field(repr=False, compare=False)
 
-    @property
-    def value_node(self):
-        return self.node.value
-
 
 @dataclass(frozen=True)
 class Program:
@@ -95,10 +91,6 @@ class Program:
     assigned: tuple      # assignment targets, in order
     result_name: str | None   # the target of the last statement when it is an assignment
     result_source: str        # the source text of the final value
-
-    @property
-    def free_names(self):
-        return self.leaves
 
 
 def node_position(lines, node, attr_only=False):

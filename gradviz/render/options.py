@@ -2,9 +2,12 @@
 
 The one place they are spelled: the CLI's help texts, the output checks
 (``commands.common.output_target``), the writers (``dot``, ``layout``) and their error
-messages all read them from here. Imports nothing, so the CLI can read it while it
-builds its options without loading rich or graphviz.
+messages all read them from here. Also the graph options ``run``, ``graph`` and
+``%%gradviz`` share (:class:`GraphOptions`). Imports nothing of gradviz, so the CLI can
+read it while it builds its options without loading rich or graphviz.
 """
+from dataclasses import dataclass
+from typing import Optional
 
 #: Each extension a graph can be written to, and the format it is written in: DOT as
 #: text (``.dot``, its alias ``.gv``), or a picture laid out and drawn by Graphviz.
@@ -47,3 +50,28 @@ HELP_CHOICES = ", ".join(_dotted(DRAWN_FORMATS)) + " or " + "/".join(_dotted(DOT
 SHORT_CHOICES = ", ".join(_dotted(DRAWN_FORMATS + (DOT,)))
 #: a hint that starts from the first drawn format: 'graph.svg (or .png, .pdf, .dot'
 EXAMPLE_PICTURE = f"graph.{DRAWN_FORMATS[0]} (or " + ", ".join(_dotted(DRAWN_FORMATS[1:] + (DOT,)))
+
+
+#: the views a picture can have: the forward graph, the backward graph, or both side by side
+VIEWS = ("both", "forward", "backward")
+DEFAULT_VIEW = VIEWS[0]
+
+
+@dataclass(frozen=True)
+class GraphOptions:
+    """The graph options ``gradviz run``, ``gradviz graph`` and ``%%gradviz`` share (the
+    flags ``cli.graph_options`` defines): built once from the command line, then passed
+    down whole."""
+
+    output: Optional[str] = None  # OUT: a file (its extension picks the format), '-' for DOT on stdout
+    view: str = DEFAULT_VIEW  # --view
+    max_nodes: int = DEFAULT_MAX_NODES  # --max-nodes: the box budget
+    tree: bool = False  # --tree: also print the backward graph as a tree
+    backward_twice: bool = False  # --backward-twice
+    retain_graph: bool = False  # --retain-graph
+
+    def picture_flags_given(self) -> list:
+        """The flags that only shape a picture and were given ('--view', '--max-nodes'):
+        without a picture to draw they do nothing, and the commands say so."""
+        return [flag for flag, given in (("--view", self.view != DEFAULT_VIEW),
+                                          ("--max-nodes", self.max_nodes != DEFAULT_MAX_NODES)) if given]

@@ -18,8 +18,8 @@ from rich.text import Text
 from ..safe_text import visible, visible_line
 from .console import PIPE_WIDTH, PipeConsole, make_console  # noqa: F401 - where they were first
 
-from .values import (COLUMNS, MAX_VALUES_CHARS, ValueOptions, current_options, data_forms,  # noqa: F401
-                     format_number, format_shape, format_stats, format_values, grad_forms, grad_summary,
+from .values import (COLUMNS, ValueOptions, current_options, data_forms,  # noqa: F401
+                     format_number, format_shape, format_stats, format_values, grad_forms,
                      nonfinite_lines, printoptions, summarize, tensor_rows, value_lines)
 
 

@@ -32,8 +32,6 @@ LIST_LIMIT = 8
 #: Significant digits of listed values and of summaries (min, max, mean), by default.
 VALUE_DIGITS, SUMMARY_DIGITS = 4, 3
 ELLIPSIS = "…"
-#: Kept for callers of the former rule (a summary replaced values longer than this).
-MAX_VALUES_CHARS = 28
 
 
 @dataclass(frozen=True)
@@ -270,14 +268,6 @@ def grad_forms(t, opts: Optional[ValueOptions] = None) -> list:
 
 def data_forms(t, opts: Optional[ValueOptions] = None) -> list:
     return value_forms(t.data, t.stats, t.dtype, t.numel, t.imag, opts)
-
-
-def grad_summary(t, max_chars: Optional[int] = None, opts: Optional[ValueOptions] = None) -> str:
-    """What ``t.grad`` holds, or why there is none."""
-    forms = grad_forms(t, opts)
-    if max_chars is not None:
-        return next((f for f in forms if len(f) <= max_chars), forms[-1])
-    return forms[0]
 
 
 def _full_text(data, stats, dtype, numel, imag, opts) -> str:
