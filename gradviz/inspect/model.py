@@ -100,6 +100,11 @@ class BackwardNode:
     leaf: Optional[LeafInfo] = None  # AccumulateGrad only
     inner: Optional[str] = None  # CopySlices: the in-place op's node name
     output_names: Tuple[str, ...] = ()  # names of the tensors it produced, when known
+    # The module whose call made the node (the innermost one running when its forward op
+    # ran; for AccumulateGrad, the module that owns the parameter), and which call of it
+    # (1, 2, ...: a block reused per time step). None / 0: made outside any module.
+    module: Optional[str] = None
+    module_call: int = 0
 
     @property
     def is_accumulate(self) -> bool:
@@ -153,6 +158,17 @@ class ForwardOp:
     site: Site
     node: Optional[str] = None  # backward node id, when in the snapshot
     during_backward: bool = False  # recorded by a create_graph backward
+    module: Optional[str] = None  # path of the innermost module call that ran it (ModuleInfo.path)
+    module_call: int = 0  # which call of that module (1, 2, ...)
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleInfo:
+    """An nn.Module called while recording, on either engine."""
+    path: str  # 'model.transformer.h.3.attn': the root's name, then its named_modules() name
+    type: str  # its class name: 'GPT2Attention'
+    calls: int  # how many times it was called (a block reused per time step: several)
+    parent: Optional[str] = None  # the path of the module whose call ran its first call; None: a root
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +180,7 @@ class GraphSnapshot:
     has_forward: bool = False  # False: taken without a recorder
     backward_calls: Tuple[BackwardCallInfo, ...] = ()
     notes: Tuple[str, ...] = ()
+    modules: Tuple[ModuleInfo, ...] = ()  # in the order of their first call; parents first
 
     def node(self, node_id: str) -> BackwardNode:
         return self.nodes[int(node_id[1:])]
