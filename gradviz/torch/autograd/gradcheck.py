@@ -4,6 +4,9 @@ import warnings
 
 import numpy as np
 
+from .._namespace import F
+from .entry import grad as autograd_grad
+
 
 class GradcheckError(RuntimeError):
     __module__ = "torch.autograd.gradcheck"
@@ -54,8 +57,6 @@ def _numerical(fn, inputs, wrt, eps):
 
 
 def _analytical(fn, inputs, wrt):
-    from .. import _functions as F
-    from . import grad as autograd_grad
     outs = _outputs(fn, inputs)
     jac = [[np.zeros((inputs[i]._data.size, o._data.size)) for i in wrt] for o in outs]
     for r, out in enumerate(outs):
@@ -97,7 +98,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 
 def _fmt(matrix):
-    from .. import _functions as F
     return repr(F.from_numpy(matrix))
 
 
@@ -105,8 +105,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
                   check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
                   masked=False):
-    from .. import _functions as F
-    from . import grad as autograd_grad
     inputs = _tensors(inputs)
     outs = _outputs(func, inputs)
     if grad_outputs is None:

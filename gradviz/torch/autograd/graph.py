@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from .. import _dtypes, _errors, _kernels
-from .. import _functions as F, _tensor  # bound lazily: both import this module
+from .. import _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from ...frame_lines import line_of
 from .node import _INSIDE, _SEQUENCE, _SIGS, AccumulateGrad, SavedTensor, creation_site, shared_sig, site_from
