@@ -3,8 +3,8 @@ equal / allclose / isclose, isnan / isinf / isfinite, all / any; and sorting: so
 import numpy as np
 
 from . import _kernels as K, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import _bool, _dims, _dtype_word, _new_leaf, _return_type, apply, wrap_dim
+from ._namespace import F  # the other families' functions, read at call time
+from ._common import _bool, _dims, _dtype_word, _new_leaf, _return_type, apply, wrap_dim
 
 
 def _compare(fn, input, other):

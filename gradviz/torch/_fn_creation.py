@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from . import _dtypes, _errors, _kernels as K, _ops, _scalar_store, _tensor
-from ._functions import _bool, _float, _int, _max, _new_leaf, _resolve_dtype, _shape_args, apply
+from ._common import _bool, _float, _int, _max, _new_leaf, _resolve_dtype, _shape_args, apply
 
 
 def _infer_array(data, dtype=None):

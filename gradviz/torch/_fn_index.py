@@ -6,8 +6,8 @@ import builtins
 import numpy as np
 
 from . import _errors, _kernels as K, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import _C_TYPE_NAMES, _bool, _inplace, _int, _sum, apply, wrap_dim
+from ._namespace import F  # the other families' functions, read at call time
+from ._common import _C_TYPE_NAMES, _bool, _inplace, _int, _sum, apply, wrap_dim
 
 
 def gather(input, dim, index):

@@ -3,8 +3,8 @@ rules; the autograd bookkeeping is in autograd/inplace.py."""
 import numpy as np
 
 from . import _errors, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import (
+from ._namespace import F  # the other families' functions, read at call time
+from ._common import (
     _C_TYPE_NAMES, _alpha, _inplace, _int, _is_number, _min, _other, _resolve_dtype, _shape_args, wrap_dim)
 
 

@@ -1,8 +1,8 @@
 """Joining tensors: cat, stack, atleast_1d / 2d / 3d, hstack / vstack / dstack / column_stack,
 and meshgrid."""
 from . import _errors, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import _out_variant, apply, wrap_dim
+from ._namespace import F  # the other families' functions, read at call time
+from ._common import _out_variant, apply, wrap_dim
 
 
 def cat(tensors, dim=0, *, out=None):

@@ -5,8 +5,8 @@ import builtins
 import numpy as np
 
 from . import _errors, _kernels as K, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import _C_TYPE_NAMES, _dtype_word, _int, _max, _out_variant, apply
+from ._namespace import F  # the other families' functions, read at call time
+from ._common import _C_TYPE_NAMES, _dtype_word, _int, _max, _out_variant, apply
 
 
 def mm(input, mat2, *, out=None):

@@ -5,8 +5,9 @@ import builtins
 import numpy as np
 
 from . import _dtypes, _errors, _kernels as K, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import (
+from ._common import _isinstance
+from ._namespace import F  # the other families' functions, read at call time
+from ._common import (
     _C_TYPE_NAMES, _NO_OPTIONS, _alpha, _bool, _dtype_word, _float, _int, _is_number, _new_leaf, _other, _out_variant,
     apply, apply_binary, apply_unary)
 
@@ -324,7 +325,7 @@ def tensor_where(self, condition, y):
 
 
 def where(condition, input=None, other=None):
-    if not F._isinstance(condition, _tensor.Tensor):  # the engine's own isinstance: a script may patch it
+    if not _isinstance(condition, _tensor.Tensor):  # the engine's own isinstance: a script may patch it
         _refuse_where(condition, input, other)
     if input is None:
         return tuple(_new_leaf(i.astype(np.int64)) for i in np.nonzero(condition._data))

@@ -2,8 +2,8 @@
 narrow / slices, unbind / split / chunk, repeat, flip / roll, tril / triu, movedim, diagonals, and
 the view helpers of backward."""
 from . import _dtypes, _errors, _kernels as K, _ops
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import _int, _max, _new_leaf, _shape_args, _sizes_or_keyword, _sum, apply, wrap_dim
+from ._namespace import F  # the other families' functions, read at call time
+from ._common import _int, _max, _new_leaf, _shape_args, _sizes_or_keyword, _sum, apply, wrap_dim
 
 
 def _infer_size(size, numel):
