@@ -5,6 +5,19 @@ from ._common import _dtype_word
 from ._namespace import F  # the other families' functions, read at call time
 from .autograd.graph import apply
 
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "angle", "conj", "imag", "polar", "real", "view_as_complex", "view_as_real", "complex",
+)
+TORCH = (
+    "angle", "conj", "imag", "polar", "real", "view_as_complex", "view_as_real", "complex",
+)
+METHODS = (
+    "angle", "conj",
+)
+
+
 
 def _check_parts(a, b):
     for t in (a, b):

@@ -11,6 +11,23 @@ from ._common import _dtype_word, _inplace, _new_leaf, _out_variant, _resolve_dt
 from ._namespace import F  # the other families' functions, read at call time
 from ._random import Generator, default_generator  # noqa: F401
 
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "rand",
+    "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "rand_like", "randn_like", "randint_like",
+    "uniform_", "normal_", "bernoulli_", "exponential_", "cauchy_", "log_normal_", "geometric_", "random_",
+)
+TORCH = (
+    "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "rand",
+    "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "rand_like", "randn_like", "randint_like",
+)
+METHODS = (
+    "bernoulli", "multinomial", "uniform_", "normal_", "bernoulli_", "exponential_", "cauchy_", "log_normal_",
+    "geometric_", "random_",
+)
+
+
 _int = builtins.int
 
 

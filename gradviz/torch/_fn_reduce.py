@@ -6,10 +6,28 @@ import warnings
 import numpy as np
 
 from . import _ops, _ops_nn, _tensor
-from ._common import _require_tensor
-from ._namespace import F  # the other families' functions, read at call time
 from ._common import (
-    _bool, _dims, _dtype_word, _float, _int, _max, _new_leaf, _resolve_dtype, _return_type, apply, wrap_dim)
+    _bool, _dims, _dtype_word, _float, _int, _max, _new_leaf, _require_tensor, _resolve_dtype, _return_type, apply,
+    wrap_dim)
+from ._namespace import F  # the other families' functions, read at call time
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "sum", "mean", "MaxResult", "MinResult", "max", "min", "maximum", "minimum", "value_selecting_backward", "norm",
+    "vector_norm", "var", "std", "prod", "cumsum", "cumprod", "logsumexp", "amax", "amin", "unsqueeze_dims",
+    "norm_backward", "var_backward", "prod_backward", "cumprod_backward", "spread_to_ties", "argmax", "argmin",
+    "nansum", "nanmean", "MedianResult", "median", "softmax", "log_softmax", "softmax_like",
+)
+TORCH = (
+    "sum", "mean", "max", "min", "maximum", "minimum", "norm", "vector_norm", "var", "std", "prod", "cumsum",
+    "cumprod", "logsumexp", "amax", "amin", "argmax", "argmin", "nansum", "nanmean", "median", "softmax", "log_softmax",
+)
+METHODS = (
+    "sum", "mean", "max", "min", "maximum", "minimum", "norm", "var", "std", "prod", "cumsum", "cumprod", "logsumexp",
+    "amax", "amin", "argmax", "argmin", "nansum", "nanmean", "median", "softmax", "log_softmax",
+)
+
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
