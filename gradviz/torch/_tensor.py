@@ -260,8 +260,9 @@ class Tensor:
         return add_hook(self._post_accumulate_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd.entry import backward  # (entry imports this module)
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        # Looked up when called, so that replacing entry.backward (see retain_graph_patch) applies.
+        from .autograd import entry  # (entry imports this module)
+        entry.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- data access ---------------------------------------------------------------
     @property

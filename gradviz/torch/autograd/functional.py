@@ -133,7 +133,7 @@ def _check_requires_grad(tensors, kind, strict):
 
 def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     """autograd.grad over the outputs that require grad; all None when none does."""
-    from .entry import grad
+    from .entry import grad  # looked up when called: retain_graph_patch may have replaced it
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o._requires_grad]

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from .._namespace import F
-from .entry import grad as autograd_grad
+from . import entry
 
 
 class GradcheckError(RuntimeError):
@@ -65,7 +65,7 @@ def _analytical(fn, inputs, wrt):
         for j in range(out._data.size):
             seed = np.zeros(out._data.size, dtype=out._data.dtype)
             seed[j] = 1
-            grads = autograd_grad(out, [inputs[i] for i in wrt], F.from_numpy(seed.reshape(out._data.shape)),
+            grads = entry.grad(out, [inputs[i] for i in wrt], F.from_numpy(seed.reshape(out._data.shape)),
                                   retain_graph=True, allow_unused=True)
             for col, g in enumerate(grads):
                 if g is not None:
@@ -117,7 +117,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     def first_derivatives(*args):
         xs, gs = args[:n_in], args[n_in:]
         out = _outputs(func, xs)
-        grads = autograd_grad(out, [x for x in xs if getattr(x, "requires_grad", False)], gs, create_graph=True,
+        grads = entry.grad(out, [x for x in xs if getattr(x, "requires_grad", False)], gs, create_graph=True,
                               allow_unused=True)
         return tuple(g for g in grads if g is not None)
 
