@@ -463,9 +463,10 @@ class Tensor:
 def tensor_repr(t):
     from . import _format
     suffixes = []
-    if t._grad_fn is not None:
+    grad_fn = t.grad_fn  # the property: a view whose base changed in place shows its regenerated node
+    if grad_fn is not None:
         # PyTorch prints the node's type name (CopySlices), not its name() (torch::autograd::CopySlices).
-        suffixes.append(f"grad_fn=<{builtins.type(t._grad_fn).__name__}>")
+        suffixes.append(f"grad_fn=<{builtins.type(grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     prefix = "tensor("
