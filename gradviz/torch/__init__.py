@@ -10,7 +10,7 @@ from . import _errors as _errors_module
 from ._dtypes import (bfloat16, bool, complex64, complex128, dtype, float16, float32, float64, int8, int16, int32,  # noqa: F401
                       int64, uint8)
 from ._device import device  # noqa: F401
-from ._tensor import Size, Tensor
+from ._tensor import Size, Tensor  # noqa: F401
 from ._dtypes import promote_types  # noqa: F401
 from ._type_info import finfo, iinfo  # noqa: F401
 from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401

@@ -60,7 +60,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if not grad_outputs:
         grad_outputs = (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs")
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
     if retain_graph is None:
         retain_graph = create_graph
     roots = _roots(outputs)
