@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import gradviz.torch as T
-from gradviz.torch import _functions
+from gradviz.torch import _common
 from gradviz.torch.autograd.node import FreedSlot
 
 SECOND_BACKWARD = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -64,8 +64,8 @@ def test_shared_options_dict_is_never_written():
     b = x.add(x, alpha=2)
     assert a.grad_fn._saved_alpha == 1 and b.grad_fn._saved_alpha == 2
     (a + b).sum().backward()
-    assert _functions._ALPHA_ONE == {"alpha": 1}
-    assert _functions._NO_OPTIONS == {}
+    assert _common._ALPHA_ONE == {"alpha": 1}
+    assert _common._NO_OPTIONS == {}
     assert a.grad_fn._saved_alpha == 1  # options outlive the freed tensors, as in PyTorch
 
 

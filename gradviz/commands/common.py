@@ -163,13 +163,16 @@ def retain_graph_patch(autograd=None):
     """While active, every ``backward()`` / ``autograd.grad()`` keeps its graph
     (``retain_graph=True``), as if the script had asked for it. Restored afterwards.
 
-    ``Tensor.backward`` looks ``autograd.backward`` up when called (gradviz's engine and
-    PyTorch alike), so replacing the module's two functions covers every way in.
+    ``Tensor.backward`` looks the function up when called: PyTorch's in ``torch.autograd``,
+    gradviz's engine in the module that defines it (``autograd.entry``, which the Tensor can
+    import without the rest of torch.autograd). Replacing the two functions in both
+    modules covers every way in.
     """
     if autograd is None:
         from gradviz.torch import autograd
 
     real_backward, real_grad = autograd.backward, autograd.grad
+    homes = [autograd] + [m for m in {sys.modules.get(real_backward.__module__)} if m is not None and m is not autograd]
 
     def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
                  inputs=None):
@@ -183,11 +186,13 @@ def retain_graph_patch(autograd=None):
     for new, old in ((backward, real_backward), (grad, real_grad)):
         new.__name__, new.__qualname__, new.__doc__ = old.__name__, old.__qualname__, old.__doc__
         new.__module__ = old.__module__
-    autograd.backward, autograd.grad = backward, grad
+    for home in homes:
+        home.backward, home.grad = backward, grad
     try:
         yield
     finally:
-        autograd.backward, autograd.grad = real_backward, real_grad
+        for home in homes:
+            home.backward, home.grad = real_backward, real_grad
 
 
 # --------------------------------------------------------------------------- backward passes

@@ -9,38 +9,21 @@ from . import _kernels as _kernels_module
 from . import _errors as _errors_module
 from ._dtypes import (bfloat16, bool, complex64, complex128, dtype, float16, float32, float64, int8, int16, int32,  # noqa: F401
                       int64, uint8)
-from ._tensor import Size, Tensor
-from . import _functions
-from ._functions import (  # noqa: F401
-    abs, absolute, add, addmm, all, allclose, any, arange, argmax, argmin, as_tensor, bmm, clamp, clip, clone, cos,
-    device, div, divide, dot, empty, empty_like, eq, equal, exp, eye, flatten, floor_divide, from_numpy, full,
-    full_like, gather, ge, greater, greater_equal, gt, initial_seed, is_tensor, isclose, isfinite, isinf, isnan, le,
-    less, less_equal, linspace, log, lt, manual_seed, masked_fill, matmul, max, maximum, mean, min, minimum, mm,
-    mul, multiply, mv, narrow, ne, neg, negative, normal, not_equal, numel, ones, ones_like, permute, pow, rand,
-    rand_like, randint, randn, randn_like, randperm, reciprocal, relu, remainder, reshape, rsub, scalar_tensor,
-    seed, select, sgn, sigmoid, sign, sin, sqrt, squeeze, sub, subtract, sum, t, tanh, tensor, transpose,
-    true_divide, unbind, unsqueeze, where, zeros, zeros_like, logical_not, bitwise_not, detach,
-    log1p, expm1, rsqrt, floor, ceil, trunc, fix, frac, tan, asin, acos, atan, arcsin, arccos, arctan, sinh, cosh,
-    log2, log10, erf, round, square, atan2, arctan2, nan_to_num, norm, var, std, prod, cumsum, logsumexp, amax, amin,
-    split, chunk, tensor_split, cat, concat, concatenate, stack, flip, roll, tril, triu,
-    index_select, movedim, moveaxis, fmod, square, argsort, sort, topk, outer, trace, lerp, addcmul, addcdiv, vector_norm,
-    cumprod, clamp_min, clamp_max, softmax, log_softmax, lgamma, digamma, polygamma, igamma, igammac,
-    bernoulli, multinomial, Generator, default_generator, get_rng_state, set_rng_state,
-    logical_and, logical_or, logical_xor, count_nonzero, nonzero, argwhere, masked_select, broadcast_to, tile,
-    unflatten, ravel, positive, diagonal, diag_embed, diag, index_add, scatter, scatter_add, take_along_dim, exp2,
-    logit, xlogy, hypot, logaddexp, float_power, nansum, nanmean, median, meshgrid,
-    atleast_1d, atleast_2d, atleast_3d, hstack, vstack, row_stack, dstack, column_stack,
-)
+from ._device import device  # noqa: F401
+from ._tensor import Size, Tensor  # noqa: F401
 from ._dtypes import promote_types  # noqa: F401
 from ._type_info import finfo, iinfo  # noqa: F401
-from ._fn_complex import angle, complex, conj, imag, polar, real, view_as_complex, view_as_real  # noqa: F401,A004
-from ._fn_random import randint_like  # noqa: F401
-from ._fn_distance import cdist  # noqa: F401
-from ._fn_einsum import baddbmm, einsum  # noqa: F401
 from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import autograd  # noqa: F401
+from . import _functions
+from ._namespace import F as _F
+
+# The functions: torch.<name> for each name a family declares in TORCH (see _functions.py).
+# build() also fills the F namespace and the Tensor's methods; nn, optim, linalg... below
+# read F, so it runs before they are imported.
+globals().update(_functions.build())
 
 __version__ = "2.13.0+gradviz"
 float = float32  # noqa: A001
@@ -104,7 +87,7 @@ class _LegacyTensorType(type):
         return isinstance(obj, Tensor) and obj.dtype is cls._dtype
 
     def __call__(cls, *args, **kwargs):
-        return _functions.legacy_constructor(Tensor, args, kwargs, dtype=cls._dtype)
+        return _F.legacy_constructor(Tensor, args, kwargs, dtype=cls._dtype)
 
 
 def _legacy(name, d):

@@ -3,8 +3,28 @@ equal / allclose / isclose, isnan / isinf / isfinite, all / any; and sorting: so
 import numpy as np
 
 from . import _kernels as K, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import _bool, _dims, _dtype_word, _new_leaf, _return_type, apply, wrap_dim
+from ._common import _bool, _dims, _dtype_word, _new_leaf, _return_type, apply, wrap_dim
+from ._namespace import F  # the other families' functions, read at call time
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "_compare", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "greater",
+    "greater_equal", "less", "less_equal", "not_equal", "bitwise_not", "logical_not", "count_nonzero", "nonzero",
+    "argwhere", "equal", "allclose", "isclose", "isnan", "isinf", "isfinite", "all", "any", "SortResult", "TopkResult",
+    "sort", "argsort", "topk",
+)
+TORCH = (
+    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "greater", "greater_equal", "less",
+    "less_equal", "not_equal", "bitwise_not", "logical_not", "count_nonzero", "nonzero", "argwhere", "equal",
+    "allclose", "isclose", "isnan", "isinf", "isfinite", "all", "any", "sort", "argsort", "topk",
+)
+METHODS = (
+    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "greater", "greater_equal", "less",
+    "less_equal", "not_equal", "bitwise_not", "logical_not", "count_nonzero", "nonzero", "argwhere", "equal",
+    "allclose", "isclose", "isnan", "isinf", "isfinite", "all", "any", "sort", "argsort", "topk",
+)
+
 
 
 def _compare(fn, input, other):

@@ -1,16 +1,30 @@
 """Complex numbers: torch.complex / polar, the real and imaginary parts (views, as in
 PyTorch: real(z) is select(view_as_real(z), -1, 0)), conj and angle."""
-from . import _errors, _kernels as K, _ops
-from . import _functions as F  # partly initialised when it imports this module: read at call time
+from . import _errors, _kernels as K, _ops, _tensor
+from ._common import _dtype_word
+from ._namespace import F  # the other families' functions, read at call time
 from .autograd.graph import apply
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "angle", "conj", "imag", "polar", "real", "view_as_complex", "view_as_real", "complex",
+)
+TORCH = (
+    "angle", "conj", "imag", "polar", "real", "view_as_complex", "view_as_real", "complex",
+)
+METHODS = (
+    "angle", "conj",
+)
+
 
 
 def _check_parts(a, b):
     for t in (a, b):
         if not t.dtype.is_floating_point:
-            raise _errors.complex_parts_not_float(F._dtype_word(a.dtype), F._dtype_word(b.dtype))
+            raise _errors.complex_parts_not_float(_dtype_word(a.dtype), _dtype_word(b.dtype))
     if a.dtype is not b.dtype:
-        raise _errors.complex_parts_dtype(F._dtype_word(a.dtype), F._dtype_word(b.dtype))
+        raise _errors.complex_parts_dtype(_dtype_word(a.dtype), _dtype_word(b.dtype))
     K.broadcast_shapes(a._data.shape, b._data.shape)
 
 
@@ -32,7 +46,7 @@ def view_as_real(input):
 
 def view_as_complex(input):
     if input.dtype.name not in ("float16", "float32", "float64"):
-        raise _errors.view_as_complex_dtype(F._dtype_word(input.dtype))
+        raise _errors.view_as_complex_dtype(_dtype_word(input.dtype))
     if input.dim() == 0:
         raise RuntimeError("Input tensor must have one or more dimensions")
     if input.shape[-1] != 2:
@@ -53,7 +67,7 @@ def imag(input):
 
 
 def conj(input):
-    if not isinstance(input, F._tensor.Tensor):  # a number a formula saved in place of a tensor
+    if not isinstance(input, _tensor.Tensor):  # a number a formula saved in place of a tensor
         return K.conj_array(input)
     return apply(_ops.conj, (input,), {}) if input.is_complex() else input
 

@@ -1,13 +1,32 @@
 """Making tensors and converting them: torch.tensor, the factories (zeros, ones, full, arange,
 linspace, eye, the _like and new_ forms, the legacy torch.Tensor(...) constructor), to(), the
-dtype methods (float(), long()...), clone, contiguous and detach."""
+dtype methods (float(), long()...), clone, contiguous and detach; is_tensor and numel."""
 import builtins
 import math
 
 import numpy as np
 
 from . import _dtypes, _errors, _kernels as K, _ops, _scalar_store, _tensor
-from ._functions import _bool, _float, _int, _max, _new_leaf, _resolve_dtype, _shape_args, apply
+from ._common import _bool, _float, _int, _max, _new_leaf, _resolve_dtype, _shape_args, apply
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "tensor", "as_tensor", "from_numpy", "scalar_tensor", "_check_sizes", "zeros", "ones", "empty", "full",
+    "zeros_like", "ones_like", "empty_like", "full_like", "new_zeros", "new_ones", "new_empty", "new_full",
+    "new_tensor", "arange", "linspace", "eye", "legacy_constructor", "to_dtype", "to", "float", "double", "half",
+    "bfloat16", "long", "int", "bool", "type", "type_as", "cpu", "cuda", "clone", "contiguous", "detach", "is_tensor",
+    "numel",
+)
+TORCH = (
+    "tensor", "as_tensor", "from_numpy", "scalar_tensor", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+    "empty_like", "full_like", "arange", "linspace", "eye", "clone", "detach", "is_tensor", "numel",
+)
+METHODS = (
+    "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "to", "float", "double", "half", "bfloat16",
+    "long", "int", "bool", "type", "type_as", "cpu", "cuda", "clone", "contiguous",
+)
+
 
 
 def _infer_array(data, dtype=None):
@@ -381,3 +400,13 @@ def detach(input):
     if input._inference:
         t._inference = True
     return t
+
+
+# =======================================================================================
+# questions about a tensor (torch.is_tensor, torch.numel)
+def is_tensor(x):
+    return isinstance(x, _tensor.Tensor)
+
+
+def numel(input):
+    return input._data.size

@@ -9,6 +9,18 @@ import math
 from . import _ops_nn
 from .autograd.graph import apply as _apply
 
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "cdist",
+)
+TORCH = (
+    "cdist",
+)
+METHODS = (
+)
+
+
 _MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1, "donot_use_mm_for_euclid_dist": 2}
 
 

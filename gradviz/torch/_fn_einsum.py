@@ -10,6 +10,18 @@ from . import _errors, _ops_nn
 from ._tensor import Tensor
 from .autograd.graph import apply as _apply
 
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "baddbmm", "einsum",
+)
+TORCH = (
+    "baddbmm", "einsum",
+)
+METHODS = (
+)
+
+
 _LETTERS = 26
 _ELLIPSIS = 2 * _LETTERS  # the label id of "..."
 

@@ -6,8 +6,24 @@ import builtins
 import numpy as np
 
 from . import _errors, _kernels as K, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import _C_TYPE_NAMES, _bool, _inplace, _int, _sum, apply, wrap_dim
+from ._common import _C_TYPE_NAMES, _bool, _inplace, _int, _sum, apply, wrap_dim
+from ._namespace import F  # the other families' functions, read at call time
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "gather", "scatter_into_zeros", "masked_fill", "embed_in_zeros", "getitem", "apply_slicing", "index_tuple",
+    "numpy_index", "copy_to", "strip_leading_ones", "setitem", "index_select", "masked_select", "index_add",
+    "index_add_", "index_add_source_grad", "scatter", "scatter_", "scatter_add", "scatter_add_", "take_along_dim",
+)
+TORCH = (
+    "gather", "masked_fill", "index_select", "masked_select", "index_add", "scatter", "scatter_add", "take_along_dim",
+)
+METHODS = (
+    "gather", "masked_fill", "index_select", "masked_select", "index_add", "index_add_", "scatter", "scatter_",
+    "scatter_add", "scatter_add_", "take_along_dim",
+)
+
 
 
 def gather(input, dim, index):
@@ -205,7 +221,7 @@ def index_select(input, dim, index):
 def masked_select(input, mask):
     mask = mask._data if isinstance(mask, _tensor.Tensor) else np.asarray(mask)
     if mask.dtype != np.bool_:
-        raise RuntimeError(f"masked_select: expected BoolTensor for mask")
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     K.broadcast_shapes(input._data.shape, mask.shape)
     return apply(_ops.masked_select, (input,), {"mask": mask, "self_sym_sizes": input._data.shape})
 

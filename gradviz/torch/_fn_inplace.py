@@ -3,9 +3,31 @@ rules; the autograd bookkeeping is in autograd/inplace.py."""
 import numpy as np
 
 from . import _errors, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import (
+from ._common import (
     _C_TYPE_NAMES, _alpha, _inplace, _int, _is_number, _min, _other, _resolve_dtype, _shape_args, wrap_dim)
+from ._namespace import F  # the other families' functions, read at call time
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "add_", "sub_", "mul_", "div_", "clamp_", "clip_", "zero_", "fill_", "copy_", "exp_", "relu_", "sigmoid_", "tanh_",
+    "neg_", "pow_", "abs_", "absolute_", "sin_", "cos_", "tan_", "asin_", "arcsin_", "acos_", "arccos_", "atan_",
+    "arctan_", "sinh_", "cosh_", "log_", "log1p_", "log2_", "log10_", "expm1_", "erf_", "floor_", "ceil_", "round_",
+    "trunc_", "fix_", "frac_", "sign_", "sgn_", "reciprocal_", "rsqrt_", "negative_", "lgamma_", "digamma_", "square_",
+    "clamp_min_", "clamp_max_", "masked_fill_", "fmod_", "remainder_", "cumsum_", "nan_to_num_", "sqrt_", "resize_",
+    "resize_as_", "addcmul_", "addcdiv_", "lerp_", "multiply_", "subtract_", "divide_", "true_divide_",
+)
+TORCH = (
+)
+METHODS = (
+    "add_", "sub_", "mul_", "div_", "clamp_", "clip_", "zero_", "fill_", "copy_", "exp_", "relu_", "sigmoid_", "tanh_",
+    "neg_", "pow_", "abs_", "absolute_", "sin_", "cos_", "tan_", "asin_", "arcsin_", "acos_", "arccos_", "atan_",
+    "arctan_", "sinh_", "cosh_", "log_", "log1p_", "log2_", "log10_", "expm1_", "erf_", "floor_", "ceil_", "round_",
+    "trunc_", "fix_", "frac_", "sign_", "sgn_", "reciprocal_", "rsqrt_", "negative_", "lgamma_", "digamma_", "square_",
+    "clamp_min_", "clamp_max_", "masked_fill_", "fmod_", "remainder_", "cumsum_", "nan_to_num_", "sqrt_", "resize_",
+    "resize_as_", "addcmul_", "addcdiv_", "lerp_", "multiply_", "subtract_", "divide_", "true_divide_",
+)
+
 
 
 def add_(self, other, *, alpha=1):

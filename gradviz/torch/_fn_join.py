@@ -1,8 +1,22 @@
 """Joining tensors: cat, stack, atleast_1d / 2d / 3d, hstack / vstack / dstack / column_stack,
 and meshgrid."""
 from . import _errors, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import _out_variant, apply, wrap_dim
+from ._common import _out_variant, apply, wrap_dim
+from ._namespace import F  # the other families' functions, read at call time
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "cat", "concat", "concatenate", "cat_backward", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack",
+    "vstack", "row_stack", "dstack", "column_stack", "meshgrid",
+)
+TORCH = (
+    "cat", "concat", "concatenate", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack",
+    "dstack", "column_stack", "meshgrid",
+)
+METHODS = (
+)
+
 
 
 def cat(tensors, dim=0, *, out=None):

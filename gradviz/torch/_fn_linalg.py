@@ -5,8 +5,21 @@ import builtins
 import numpy as np
 
 from . import _errors, _kernels as K, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import _C_TYPE_NAMES, _dtype_word, _int, _max, _out_variant, apply
+from ._common import _C_TYPE_NAMES, _dtype_word, _int, _max, _out_variant, apply
+from ._namespace import F  # the other families' functions, read at call time
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "mm", "mv", "dot", "bmm", "addmm", "matmul", "outer", "ger", "trace",
+)
+TORCH = (
+    "mm", "mv", "dot", "bmm", "addmm", "matmul", "outer", "trace",
+)
+METHODS = (
+    "mm", "mv", "dot", "bmm", "addmm", "matmul", "outer", "ger", "trace",
+)
+
 
 
 def mm(input, mat2, *, out=None):

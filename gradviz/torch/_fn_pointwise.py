@@ -5,10 +5,42 @@ import builtins
 import numpy as np
 
 from . import _dtypes, _errors, _kernels as K, _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import (
-    _C_TYPE_NAMES, _NO_OPTIONS, _alpha, _bool, _dtype_word, _float, _int, _is_number, _new_leaf, _other, _out_variant,
-    apply, apply_binary, apply_unary)
+from ._common import (
+    _C_TYPE_NAMES, _NO_OPTIONS, _alpha, _bool, _dtype_word, _float, _int, _is_number, _isinstance, _new_leaf, _other,
+    _out_variant, apply, apply_binary, apply_unary)
+from ._namespace import F  # the other families' functions, read at call time
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "as_tensor_like", "add", "sub", "subtract", "_check_no_bool_subtraction", "rsub", "scalar_add", "scalar_sub",
+    "scalar_mul", "mul", "multiply", "div", "true_divide", "divide", "rdiv", "floor_divide", "remainder", "fmod",
+    "lgamma", "digamma", "polygamma", "igamma", "igammac", "zeta", "neg", "negative", "reciprocal", "pow", "rpow",
+    "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "absolute", "sign", "sgn", "log1p", "expm1",
+    "rsqrt", "floor", "ceil", "trunc", "frac", "tan", "asin", "acos", "atan", "sinh", "cosh", "log2", "log10", "erf",
+    "fix", "arcsin", "arccos", "arctan", "round", "square", "atan2", "arctan2", "nan_to_num", "clamp", "clip",
+    "clamp_min", "clamp_max", "clamp_mask", "clamp_min_taken", "clamp_max_taken", "threshold_backward",
+    "tanh_backward", "sigmoid_backward", "tensor_where", "where", "_check_lerp_dtypes", "lerp", "addcmul", "addcdiv",
+    "positive", "exp2", "logit", "logit_backward", "xlogy", "hypot", "logaddexp", "float_power",
+)
+TORCH = (
+    "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "true_divide", "divide", "floor_divide", "remainder",
+    "fmod", "lgamma", "digamma", "polygamma", "igamma", "igammac", "neg", "negative", "reciprocal", "pow", "exp",
+    "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "absolute", "sign", "sgn", "log1p", "expm1",
+    "rsqrt", "floor", "ceil", "trunc", "frac", "tan", "asin", "acos", "atan", "sinh", "cosh", "log2", "log10", "erf",
+    "fix", "arcsin", "arccos", "arctan", "round", "square", "atan2", "arctan2", "nan_to_num", "clamp", "clip",
+    "clamp_min", "clamp_max", "where", "lerp", "addcmul", "addcdiv", "positive", "exp2", "logit", "xlogy", "hypot",
+    "logaddexp", "float_power",
+)
+METHODS = (
+    "add", "sub", "subtract", "mul", "multiply", "div", "true_divide", "divide", "floor_divide", "remainder", "fmod",
+    "lgamma", "digamma", "polygamma", "igamma", "igammac", "neg", "negative", "reciprocal", "pow", "exp", "log", "sin",
+    "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "absolute", "sign", "sgn", "log1p", "expm1", "rsqrt", "floor",
+    "ceil", "trunc", "frac", "tan", "asin", "acos", "atan", "sinh", "cosh", "log2", "log10", "erf", "fix", "arcsin",
+    "arccos", "arctan", "round", "square", "atan2", "arctan2", "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max",
+    "lerp", "addcmul", "addcdiv", "positive", "exp2", "logit", "xlogy", "hypot", "logaddexp", "float_power",
+)
+
 
 
 def as_tensor_like(x, like):
@@ -324,7 +356,7 @@ def tensor_where(self, condition, y):
 
 
 def where(condition, input=None, other=None):
-    if not F._isinstance(condition, _tensor.Tensor):  # the engine's own isinstance: a script may patch it
+    if not _isinstance(condition, _tensor.Tensor):  # the engine's own isinstance: a script may patch it
         _refuse_where(condition, input, other)
     if input is None:
         return tuple(_new_leaf(i.astype(np.int64)) for i in np.nonzero(condition._data))

@@ -7,8 +7,26 @@ import math
 import numpy as np
 
 from . import _dtypes, _errors, _kernels as K, _ops, _random as R, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
+from ._common import _dtype_word, _inplace, _new_leaf, _out_variant, _resolve_dtype, _shape_args, _sizes_or_keyword, apply
+from ._namespace import F  # the other families' functions, read at call time
 from ._random import Generator, default_generator  # noqa: F401
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "rand",
+    "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "rand_like", "randn_like", "randint_like",
+    "uniform_", "normal_", "bernoulli_", "exponential_", "cauchy_", "log_normal_", "geometric_", "random_",
+)
+TORCH = (
+    "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "rand",
+    "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "rand_like", "randn_like", "randint_like",
+)
+METHODS = (
+    "bernoulli", "multinomial", "uniform_", "normal_", "bernoulli_", "exponential_", "cauchy_", "log_normal_",
+    "geometric_", "random_",
+)
+
 
 _int = builtins.int
 
@@ -36,7 +54,7 @@ def set_rng_state(new_state):
 
 # ----- helpers ---------------------------------------------------------------------------
 def _word(dtype):
-    return F._dtype_word(dtype.np if isinstance(dtype, _dtypes.dtype) else np.dtype(dtype))
+    return _dtype_word(dtype.np if isinstance(dtype, _dtypes.dtype) else np.dtype(dtype))
 
 
 def _floating(dtype, kernel):
@@ -46,7 +64,7 @@ def _floating(dtype, kernel):
 
 
 def _sizes(size, keyword):
-    return _checked(F._shape_args(F._sizes_or_keyword(size, keyword, "size")))
+    return _checked(_shape_args(_sizes_or_keyword(size, keyword, "size")))
 
 
 def _checked(shape):
@@ -55,7 +73,7 @@ def _checked(shape):
 
 
 def _new(shape, dtype, values, requires_grad=False):
-    return F._new_leaf(np.asarray(values).reshape(shape).astype(dtype, copy=False), requires_grad)
+    return _new_leaf(np.asarray(values).reshape(shape).astype(dtype, copy=False), requires_grad)
 
 
 def _like_layout(input, dtype):
@@ -69,12 +87,12 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
     shape = _sizes(size, keyword)
 
     def make(out_dtype):
-        dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np
+        dt = (out_dtype or _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np
         _floating(dt, "check_uniform_bounds")
         return _new(shape, dt, R.uniform(generator, math.prod(shape), dt), requires_grad)
     if out is None:
         return make(None)
-    return F._out_variant("rand", out, (), lambda: make(out.dtype))  # warns at the caller
+    return _out_variant("rand", out, (), lambda: make(out.dtype))  # warns at the caller
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -82,12 +100,12 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     shape = _sizes(size, keyword)
 
     def make(out_dtype):
-        dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np
+        dt = (out_dtype or _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np
         _floating(dt, "normal_kernel_cpu")
         return _new(shape, dt, R.normal(generator, math.prod(shape), dt), requires_grad)
     if out is None:
         return make(None)
-    return F._out_variant("randn", out, (), lambda: make(out.dtype))  # warns at the caller
+    return _out_variant("randn", out, (), lambda: make(out.dtype))  # warns at the caller
 
 
 def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -102,15 +120,15 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
     if not (_is_int(low) and _is_int(high) and isinstance(size, (tuple, list, _tensor.Size))):
         raise _errors.invalid_arguments("randint", given)
     low, high = _int(low), _int(high)
-    shape = _checked(F._shape_args((size,)))
+    shape = _checked(_shape_args((size,)))
 
     def make(out_dtype):
-        dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.int64).np
+        dt = (out_dtype or _resolve_dtype(dtype) or _dtypes.int64).np
         R.random_bounds(dt, low, high)
         return _new(shape, dt, R.random_integers(generator, math.prod(shape), dt, low, high), requires_grad)
     if out is None:
         return make(None)
-    return F._out_variant("randint", out, (), lambda: make(out.dtype))  # warns at the caller
+    return _out_variant("randint", out, (), lambda: make(out.dtype))  # warns at the caller
 
 
 def _is_int(value):
@@ -125,29 +143,29 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     K.check_allocation(_int(n), np.int64)
 
     def make(out_dtype):
-        dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.int64).np
+        dt = (out_dtype or _resolve_dtype(dtype) or _dtypes.int64).np
         return _new((_int(n),), dt, R.permutation(generator, _int(n)), requires_grad)
     if out is None:
         return make(None)
-    return F._out_variant("randperm", out, (), lambda: make(out.dtype))  # warns at the caller
+    return _out_variant("randperm", out, (), lambda: make(out.dtype))  # warns at the caller
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
               memory_format=None, generator=None):
-    layout_of = _like_layout(input, (F._resolve_dtype(dtype) or input.dtype).np)
+    layout_of = _like_layout(input, (_resolve_dtype(dtype) or input.dtype).np)
     _floating(layout_of.dtype, "check_uniform_bounds")
     values = R.uniform(generator, layout_of.size, layout_of.dtype)
     layout_of[...] = R.in_memory_order(layout_of, values)
-    return F._new_leaf(layout_of, requires_grad)
+    return _new_leaf(layout_of, requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
                memory_format=None, generator=None):
-    layout_of = _like_layout(input, (F._resolve_dtype(dtype) or input.dtype).np)
+    layout_of = _like_layout(input, (_resolve_dtype(dtype) or input.dtype).np)
     _floating(layout_of.dtype, "normal_kernel_cpu")
     values = R.normal(generator, layout_of.size, layout_of.dtype, contiguous=layout_of.flags.c_contiguous)
     layout_of[...] = R.in_memory_order(layout_of, values)
-    return F._new_leaf(layout_of, requires_grad)
+    return _new_leaf(layout_of, requires_grad)
 
 
 def randint_like(input, low=None, high=None, *, dtype=None, layout=None, device=None, pin_memory=False,
@@ -162,11 +180,11 @@ def randint_like(input, low=None, high=None, *, dtype=None, layout=None, device=
     if not (_is_int(low) and _is_int(high)):
         raise _errors.invalid_arguments("randint_like", given)
     low, high = _int(low), _int(high)
-    layout_of = _like_layout(input, (F._resolve_dtype(dtype) or input.dtype).np)
+    layout_of = _like_layout(input, (_resolve_dtype(dtype) or input.dtype).np)
     R.random_bounds(layout_of.dtype, low, high)
     values = R.random_integers(generator, layout_of.size, layout_of.dtype, low, high)
     layout_of[...] = R.in_memory_order(layout_of, values)
-    return F._new_leaf(layout_of, requires_grad)
+    return _new_leaf(layout_of, requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -176,44 +194,44 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     Tensor = _tensor.Tensor
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         if out is not None:
-            return F._out_variant("normal", out, (mean, std), lambda: normal(mean, std, generator=generator))
+            return _out_variant("normal", out, (mean, std), lambda: normal(mean, std, generator=generator))
         if isinstance(std, Tensor):
             if std._data.size and not (std._data >= 0).all():
                 raise _errors.normal_std_tensor()
         elif std < 0:
             raise _errors.normal_std(std)
         if not isinstance(std, Tensor):
-            return F.apply(_ops.normal_tensor_float, (mean,), {"std": std, "generator": generator,
+            return apply(_ops.normal_tensor_float, (mean,), {"std": std, "generator": generator,
                                                               "mean_sym_sizes": tuple(mean.shape)})
         if not isinstance(mean, Tensor):
-            return F.apply(_ops.normal_float_tensor, (std,), {"mean": mean, "generator": generator,
+            return apply(_ops.normal_float_tensor, (std,), {"mean": mean, "generator": generator,
                                                              "std_sym_sizes": tuple(std.shape)})
-        return F.apply(_ops.normal_tensor_tensor, (mean, std), {"generator": generator, "mean_sym_sizes": tuple(
+        return apply(_ops.normal_tensor_tensor, (mean, std), {"generator": generator, "mean_sym_sizes": tuple(
             mean.shape), "std_sym_sizes": tuple(std.shape)})
     if size is None:
         raise _errors.invalid_arguments("normal", [type(mean).__name__, type(std).__name__])
     if std < 0:
         raise _errors.normal_std(std)
-    shape = _checked(F._shape_args((size,)))
+    shape = _checked(_shape_args((size,)))
 
     def make(out_dtype):
-        dt = (out_dtype or F._resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np
+        dt = (out_dtype or _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np
         _floating(dt, "normal_kernel_cpu")
         return _new(shape, dt, R.normal(generator, math.prod(shape), dt, mean, std), requires_grad)
     if out is None:
         return make(None)
-    return F._out_variant("normal", out, (), lambda: make(out.dtype))  # warns at the caller
+    return _out_variant("normal", out, (), lambda: make(out.dtype))  # warns at the caller
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):
     """1 with probability ``input`` (or ``p``) elementwise, in input's dtype."""
     if out is not None:
-        return F._out_variant("bernoulli", out, (input,), lambda: bernoulli(input, p, generator=generator))
+        return _out_variant("bernoulli", out, (input,), lambda: bernoulli(input, p, generator=generator))
     if p is None:
         _check_probabilities(input._data)
-        return F.apply(_ops.bernoulli, (input,), {"generator": generator})
+        return apply(_ops.bernoulli, (input,), {"generator": generator})
     _check_probability(p)
-    return F.apply(_ops.bernoulli_p, (input,), {"p": p, "generator": generator})
+    return apply(_ops.bernoulli_p, (input,), {"p": p, "generator": generator})
 
 
 def _check_probability(p):
@@ -230,7 +248,7 @@ def _check_probabilities(p):
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     if out is not None:
-        return F._out_variant("multinomial", out, (input,),
+        return _out_variant("multinomial", out, (input,),
                               lambda: multinomial(input, num_samples, replacement, generator=generator))
     probs = input._data
     if probs.ndim not in (1, 2):
@@ -247,7 +265,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     rows = probs.reshape(-1, categories)
     shape = probs.shape[:-1] + (num_samples,)
     if rows.size == 0 or math.prod(shape) == 0:
-        return F._new_leaf(np.zeros(shape, dtype=np.int64))
+        return _new_leaf(np.zeros(shape, dtype=np.int64))
     if not replacement or num_samples == 1:
         # ATen samples without replacement by the largest p / q, q exponential (the
         # Gumbel-max trick).
@@ -259,14 +277,14 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         with np.errstate(divide="ignore", invalid="ignore"):
             keys = rows / q
         order = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
-        return F._new_leaf(order.astype(np.int64).reshape(shape))
+        return _new_leaf(order.astype(np.int64).reshape(shape))
     if np.any(rows < 0):
         raise _errors.multinomial("negative")
     if not np.all(np.isfinite(rows)):
         raise _errors.multinomial("infinite")
     if np.any(rows.sum(axis=1, dtype=np.float64) <= 0):
         raise _errors.multinomial("sum")
-    return F._new_leaf(R.multinomial_with_replacement(generator, rows, num_samples).reshape(shape))
+    return _new_leaf(R.multinomial_with_replacement(generator, rows, num_samples).reshape(shape))
 
 
 # ----- in-place fills (node: the op's *Backward0, gradient zero w.r.t. old values) ----------
@@ -275,22 +293,22 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **keyword):
     _floating(self._data.dtype, "check_uniform_bounds")
     if from_ > to:
         raise _errors.uniform_range(from_, to)
-    return F._inplace(_ops.uniform_fill, self, (self,), {"low": from_, "high": to, "generator": generator})
+    return _inplace(_ops.uniform_fill, self, (self,), {"low": from_, "high": to, "generator": generator})
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if std < 0:
         raise _errors.normal_std(std)
     _floating(self._data.dtype, "normal_kernel_cpu")
-    return F._inplace(_ops.normal_fill, self, (self,), {"mean": mean, "std": std, "generator": generator})
+    return _inplace(_ops.normal_fill, self, (self,), {"mean": mean, "std": std, "generator": generator})
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
     if isinstance(p, _tensor.Tensor):
         _check_probabilities(p._data)
-        return F._inplace(_ops.bernoulli_fill_tensor, self, (self, p), {"generator": generator})
+        return _inplace(_ops.bernoulli_fill_tensor, self, (self, p), {"generator": generator})
     _check_probability(p)
-    return F._inplace(_ops.bernoulli_fill, self, (self,), {"p": p, "generator": generator})
+    return _inplace(_ops.bernoulli_fill, self, (self,), {"p": p, "generator": generator})
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
@@ -298,7 +316,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
         raise _errors.continuous_only("Exponential", _word(self._data.dtype))
     if not lambd > 0:
         raise _errors.positive_parameter("exponential_", "lambda", lambd)
-    return F._inplace(_ops.exponential_fill, self, (self,), {"lambd": lambd, "generator": generator})
+    return _inplace(_ops.exponential_fill, self, (self,), {"lambd": lambd, "generator": generator})
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
@@ -306,20 +324,20 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         raise _errors.positive_parameter("cauchy_", "sigma", sigma)
     if self._data.dtype.kind not in "fV":
         raise _errors.continuous_only("Cauchy", _word(self._data.dtype))
-    return F._inplace(_ops.cauchy_fill, self, (self,), {"median": median, "sigma": sigma, "generator": generator})
+    return _inplace(_ops.cauchy_fill, self, (self,), {"median": median, "sigma": sigma, "generator": generator})
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if not std > 0:
         raise _errors.positive_parameter("log_normal_", "std", std)
     _floating(self._data.dtype, "log_normal_cpu")
-    return F._inplace(_ops.log_normal_fill, self, (self,), {"mean": mean, "std": std, "generator": generator})
+    return _inplace(_ops.log_normal_fill, self, (self,), {"mean": mean, "std": std, "generator": generator})
 
 
 def geometric_(self, p, *, generator=None):
     if not 0 < p < 1:
         raise _errors.geometric_p(p)
-    return F._inplace(_ops.geometric_fill, self, (self,), {"p": p, "generator": generator})
+    return _inplace(_ops.geometric_fill, self, (self,), {"p": p, "generator": generator})
 
 
 def random_(self, *args, generator=None, **keyword):
@@ -329,9 +347,9 @@ def random_(self, *args, generator=None, **keyword):
         low = args[0] if args else keyword.pop("from")
         to = args[1] if len(args) == 2 else keyword.pop("to", None)
         R.random_bounds(self._data.dtype, low, to)
-        return F._inplace(_ops.random_fill_range, self, (self,), {"low": low, "to": to, "generator": generator})
+        return _inplace(_ops.random_fill_range, self, (self,), {"low": low, "to": to, "generator": generator})
     if args or "to" in keyword:
         to = args[0] if args else keyword.pop("to")
         R.random_bounds(self._data.dtype, 0, to)
-        return F._inplace(_ops.random_fill_to, self, (self,), {"to": to, "generator": generator})
-    return F._inplace(_ops.random_fill_full, self, (self,), {"generator": generator})
+        return _inplace(_ops.random_fill_to, self, (self,), {"to": to, "generator": generator})
+    return _inplace(_ops.random_fill_full, self, (self,), {"generator": generator})

@@ -1,16 +1,37 @@
 """Reductions: sum, mean, max / min, norms, var / std, prod, cumulative sums and products,
 logsumexp, amax / amin, argmax / argmin, nansum / nanmean, median, softmax / log_softmax, and the
 formula helpers of their gradients."""
+import warnings
+
 import numpy as np
 
-from . import _ops, _tensor
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import (
-    _bool, _dims, _dtype_word, _float, _int, _max, _new_leaf, _resolve_dtype, _return_type, apply, wrap_dim)
+from . import _ops, _ops_nn, _tensor
+from ._common import (
+    _bool, _dims, _dtype_word, _float, _int, _max, _new_leaf, _require_tensor, _resolve_dtype, _return_type, apply,
+    wrap_dim)
+from ._namespace import F  # the other families' functions, read at call time
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "sum", "mean", "MaxResult", "MinResult", "max", "min", "maximum", "minimum", "value_selecting_backward", "norm",
+    "vector_norm", "var", "std", "prod", "cumsum", "cumprod", "logsumexp", "amax", "amin", "unsqueeze_dims",
+    "norm_backward", "var_backward", "prod_backward", "cumprod_backward", "spread_to_ties", "argmax", "argmin",
+    "nansum", "nanmean", "MedianResult", "median", "softmax", "log_softmax", "softmax_like",
+)
+TORCH = (
+    "sum", "mean", "max", "min", "maximum", "minimum", "norm", "vector_norm", "var", "std", "prod", "cumsum",
+    "cumprod", "logsumexp", "amax", "amin", "argmax", "argmin", "nansum", "nanmean", "median", "softmax", "log_softmax",
+)
+METHODS = (
+    "sum", "mean", "max", "min", "maximum", "minimum", "norm", "var", "std", "prod", "cumsum", "cumprod", "logsumexp",
+    "amax", "amin", "argmax", "argmin", "nansum", "nanmean", "median", "softmax", "log_softmax",
+)
+
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    F._require_tensor("sum", input)
+    _require_tensor("sum", input)
     dtype = _resolve_dtype(dtype)
     shape = input._data.shape
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
@@ -20,7 +41,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    F._require_tensor("mean", input)
+    _require_tensor("mean", input)
     dtype = _resolve_dtype(dtype)
     if (dtype or input.dtype).np.kind not in "fcV":
         raise RuntimeError(
@@ -289,12 +310,27 @@ def median(input, dim=None, keepdim=False):
 
 
 # =======================================================================================
-# softmax family: the torch / Tensor entry points of nn.functional's (dim is required here)
+# softmax family: torch.softmax / Tensor.softmax (dim is required) and, through
+# softmax_like, nn.functional's softmax, log_softmax and softmin (dim may be left out)
+def _implicit_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
+                  "argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax_like(op, name, input, dim, dtype, stacklevel):
+    if dim is None:
+        dim = _implicit_softmax_dim(name, input.dim(), stacklevel + 1)
+    if dtype is not None:
+        input = input.to(dtype)
+    wrap_dim(dim, input.dim())  # range check only: the node saves dim as given, as PyTorch's does
+    return apply(op, (input,), {"dim": dim})
+
+
+# stacklevel 2: an implicit-dim warning names the frame it named when these called nn.functional
 def softmax(input, dim, dtype=None):
-    from .nn import functional
-    return functional.softmax(input, dim, dtype=dtype)
+    return softmax_like(_ops_nn.softmax, "softmax", input, dim, dtype, 2)
 
 
 def log_softmax(input, dim, dtype=None):
-    from .nn import functional
-    return functional.log_softmax(input, dim, dtype=dtype)
+    return softmax_like(_ops_nn.log_softmax, "log_softmax", input, dim, dtype, 2)

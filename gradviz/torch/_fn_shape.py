@@ -2,8 +2,30 @@
 narrow / slices, unbind / split / chunk, repeat, flip / roll, tril / triu, movedim, diagonals, and
 the view helpers of backward."""
 from . import _dtypes, _errors, _kernels as K, _ops
-from . import _functions as F  # partly initialised when it imports this module: read at call time
-from ._functions import _int, _max, _new_leaf, _shape_args, _sizes_or_keyword, _sum, apply, wrap_dim
+from ._common import _int, _max, _new_leaf, _shape_args, _sizes_or_keyword, _sum, apply, wrap_dim
+from ._namespace import F  # the other families' functions, read at call time
+
+# Read by _functions.build(): every function this family gives the engine (F.<name>), those of
+# them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
+EXPORTS = (
+    "view", "reshape", "view_as", "reshape_as", "flatten", "t", "permute", "transpose", "swapaxes", "swapdims", "T",
+    "unsqueeze", "squeeze", "expand", "_check_expand", "expand_as", "sum_to_size", "select", "_select", "narrow",
+    "_slice", "embed_view", "replay_view", "unbind", "split", "chunk", "tensor_split", "repeat", "repeat_backward",
+    "flip", "roll", "tril", "triu", "movedim", "moveaxis", "broadcast_to", "tile", "unflatten", "ravel", "diagonal",
+    "diagonal_backward", "diag_embed", "diag",
+)
+TORCH = (
+    "reshape", "flatten", "t", "permute", "transpose", "unsqueeze", "squeeze", "select", "narrow", "unbind", "split",
+    "chunk", "tensor_split", "flip", "roll", "tril", "triu", "movedim", "moveaxis", "broadcast_to", "tile",
+    "unflatten", "ravel", "diagonal", "diag_embed", "diag",
+)
+METHODS = (
+    "view", "reshape", "view_as", "reshape_as", "flatten", "t", "permute", "transpose", "swapaxes", "swapdims",
+    "unsqueeze", "squeeze", "expand", "expand_as", "sum_to_size", "select", "narrow", "unbind", "split", "chunk",
+    "tensor_split", "repeat", "flip", "roll", "tril", "triu", "movedim", "moveaxis", "broadcast_to", "tile",
+    "unflatten", "ravel", "diagonal", "diag_embed", "diag",
+)
+
 
 
 def _infer_size(size, numel):

@@ -129,7 +129,7 @@ def expf(x):
     """glibc's expf on a float32 array (its FMA build, as x86-64 runs it): x / ln 2 split
     into k / 32 + r, 2**(k/32) from the table, a degree-3 polynomial in r, all in double,
     rounded once to float. Used where ATen's scalar kernels call std::exp on a float."""
-    from ._random import fused_multiply_add as fma
+    fma = fused_multiply_add
     x = np.asarray(x, dtype=F32)
     with np.errstate(all="ignore"):
         xd = np.where(np.isfinite(x) & (np.abs(x) < 200), x, 0).astype(np.float64)
@@ -145,3 +145,54 @@ def expf(x):
         out = np.where(x > F32(_H("0x1.62e42ep6")), F32(np.inf), out)
         out = np.where(x < F32(_H("-0x1.9fe368p6")), F32(0), out)
         return np.where(np.isnan(x), x, out)
+
+
+# =======================================================================================
+# exact arithmetic ATen's compiled kernels do
+def fused_multiply_add(a, b, c):
+    """a * b + c rounded once, in float64 (an exact product and sum, their low part added
+    rounded to odd so that the final rounding is the only one)."""
+    a, b, c = (np.asarray(x, dtype=np.float64) for x in (a, b, c))
+    if b.ndim == 0 and b == 1:
+        return a + c  # one rounding already
+    product = a * b
+    split = 134217729.0  # 2**27 + 1
+    a_high = a * split - (a * split - a)
+    b_high = b * split - (b * split - b)
+    product_low = (((a_high * b_high - product) + a_high * (b - b_high)) + (a - a_high) * b_high) \
+        + (a - a_high) * (b - b_high)
+    total = product + c
+    back = total - product
+    total_low = (product - (total - back)) + (c - back)
+    return total + _sum_rounded_to_odd(total_low, product_low)
+
+
+def _sum_rounded_to_odd(x, y):
+    total = x + y
+    back = total - x
+    error = (x - (total - back)) + (y - back)
+    even = (total.view(np.int64) & 1) == 0
+    nudge = (error != 0) & even & np.isfinite(total)
+    if np.any(nudge):
+        total = np.where(nudge, np.nextafter(total, np.where(error > 0, np.inf, -np.inf)), total)
+    return total
+
+
+_FLOAT_TIE_BITS = np.uint64((1 << 29) - 1)  # the float64 mantissa bits below float32's
+_FLOAT_TIE = np.uint64(1 << 28)
+
+
+def fused_multiply_add32(a, b, c):
+    """a * b + c rounded once to float32. The float64 product is exact and the float64 sum
+    rounds once; rounding that to float32 can only go wrong where it landed exactly halfway
+    between two floats, and those few are redone from the sum rounded to odd."""
+    a, b, c = (np.asarray(x, dtype=np.float32).astype(np.float64) for x in (a, b, c))
+    product = a * b
+    total = product + c
+    result = total.astype(np.float32)
+    halfway = (total.view(np.uint64) & _FLOAT_TIE_BITS) == _FLOAT_TIE
+    if halfway.any():
+        where = np.nonzero(halfway)
+        exact = _sum_rounded_to_odd(product[where], np.broadcast_to(c, product.shape)[where])
+        result[where] = exact.astype(np.float32)
+    return result

@@ -21,9 +21,21 @@ from . import _kernels as K
 from . import _kernels_reduce as KR
 from . import _kernels_special as KS
 from . import _random as R
+from . import _errors
+from ._namespace import F  # formulas are written in engine functions, read at backward time
 from .autograd.node import Node
 
 _NODE_CLASSES = {}
+
+
+def not_implemented(what):
+    """A formula ATen itself leaves unimplemented: raised when backward reaches it."""
+    raise _errors.aten_derivative_not_implemented(what)
+
+
+def derivative_not_implemented(what):
+    """A formula PyTorch lists as not_implemented("..."): raised when backward reaches it."""
+    raise _errors.derivative_not_implemented(what)
 
 
 # Nodes written in C++ by hand in PyTorch report a namespaced name().
@@ -370,10 +382,8 @@ index_put_zeros = Op("IndexPutBackward0", lambda grad, *, sizes, indices, accumu
     grad, sizes, indices, accumulate),
     grad=lambda grad, indices: grad[indices], keeps=('accumulate', 'sizes'))
 
-from . import _functions as F  # noqa: E402  (formulas resolve F at backward time)
-
 # ---------------------------------------------------------------------------------------
-# selection, copies and fills (appended after F is bound; formulas still resolve F lazily)
+# selection, copies and fills
 where = Op("WhereBackward0", lambda condition, self, other: K.where_arrays(condition, self, other),
            self=lambda grad, condition: F.where(condition, grad, 0.0),
            other=lambda grad, condition: F.where(condition, 0.0, grad))
@@ -553,8 +563,8 @@ fmod_tensor = Op("FmodBackward1", lambda self, other: K.fmod(self, other), promo
                  other=lambda grad, self, other: -grad * F.div(self, other, rounding_mode="trunc"))
 # PyTorch has no derivative for floor_divide: its node raises when reached.
 floor_divide = Op("NotImplemented", lambda self, other: K.rounded_divide(self, other, "floor"), promotes=True,
-                  self=lambda grad: F.not_implemented("floor_divide"),
-                  other=lambda grad: F.not_implemented("floor_divide"))
+                  self=lambda grad: not_implemented("floor_divide"),
+                  other=lambda grad: not_implemented("floor_divide"))
 
 # ---------------------------------------------------------------------------------------
 # special functions (kernels in _kernels_special); PyTorch has no derivative w.r.t. the
@@ -566,18 +576,18 @@ polygamma = Op("PolygammaBackward0", lambda self, *, n: KS.polygamma_array(n, se
                self=lambda grad, n, self: grad * F.polygamma(n + 1, self))
 _igamma_density = lambda self, other: ((self - 1) * other.log() - other - F.lgamma(self)).exp()  # noqa: E731
 igamma = Op("IgammaBackward0", lambda self, other: KS.igamma_array(self, other), promotes=True,
-            self=lambda grad: F.derivative_not_implemented("igamma: input"),
+            self=lambda grad: derivative_not_implemented("igamma: input"),
             other=lambda grad, self, other: grad * _igamma_density(self, other))
 igammac = Op("IgammacBackward0", lambda self, other: KS.igammac_array(self, other), promotes=True,
-             self=lambda grad: F.derivative_not_implemented("igammac: input"),
+             self=lambda grad: derivative_not_implemented("igammac: input"),
              other=lambda grad, self, other: -grad * _igamma_density(self, other))
 zeta = Op("SpecialZetaBackward0", lambda self, other: KS.zeta_array(self, other), promotes=True,
-          self=lambda grad: F.derivative_not_implemented("zeta"),
+          self=lambda grad: derivative_not_implemented("zeta"),
           other=lambda grad, self, other: grad * -self * F.zeta(self + 1.0, other))
 zeta_scalar_self = Op("SpecialZetaBackward1", lambda other, *, self: KS.zeta_array(self, other),
                       other=lambda grad, self, other: grad * -self * F.zeta(self + 1.0, other))
 zeta_scalar_other = Op("SpecialZetaBackward2", lambda self, *, other: KS.zeta_array(self, other),
-                       self=lambda grad: F.derivative_not_implemented("zeta"), keeps=("other",))
+                       self=lambda grad: derivative_not_implemented("zeta"), keeps=("other",))
 lerp_tensor = Op("LerpBackward1", lambda self, end, weight: self + weight * (end - self), promotes=True,
                  self=lambda grad, weight: grad * (1 - weight),
                  end=lambda grad, weight: grad * weight,
@@ -619,7 +629,7 @@ bernoulli = Op("BernoulliBackward0", lambda self, *, generator: R.bernoulli_tens
     generator, np.ascontiguousarray(self).reshape(-1)).reshape(self.shape).astype(self.dtype), self=_zero_grad)
 # bernoulli(input, p) has no derivative in PyTorch: its node raises when reached.
 bernoulli_p = Op("NotImplemented", lambda self, *, p, generator: R.bernoulli_scalar(
-    generator, self.size, p).reshape(self.shape).astype(self.dtype), self=lambda grad: F.not_implemented("bernoulli"))
+    generator, self.size, p).reshape(self.shape).astype(self.dtype), self=lambda grad: not_implemented("bernoulli"))
 # normal(mean, std) with a tensor mean and/or std: ATen draws normal(0, std) and adds the
 # mean, or draws normal(0, 1), multiplies by std and adds the mean.
 normal_tensor_float = Op("NormalBackward1", lambda mean, *, std, generator, mean_sym_sizes: (

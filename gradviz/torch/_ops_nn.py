@@ -13,7 +13,8 @@ import numpy as np
 
 from . import _kernels as K
 from . import _kernels_nn as KN
-from ._ops import Op, div_scalar, mul_scalar  # noqa: F401 (nn code applies them from here)
+from ._namespace import F
+from ._ops import Op, derivative_not_implemented, div_scalar, mul_scalar, not_implemented  # noqa: F401 (nn code applies them from here)
 from .autograd import graph
 
 # PyTorch's Reduction enum, as its nodes save it (``_saved_reduction`` is an int).
@@ -24,14 +25,9 @@ def _apply(op, inputs, **params):
     return graph.apply(op, inputs, params)
 
 
-def _F():
-    from . import _functions
-    return _functions
-
-
 def _const(array):
     """A numpy array as a tensor that needs no gradient (masks, coefficients)."""
-    return _F().from_numpy(np.ascontiguousarray(array))
+    return F.from_numpy(np.ascontiguousarray(array))
 
 
 # ---------------------------------------------------------------------------------------
@@ -100,7 +96,7 @@ max_pool2d_backward = Op(
     "MaxPool2DWithIndicesBackwardBackward0",
     lambda grad_output, *, indices, input_sizes: KN.batched(KN.max_pool2d_scatter, grad_output, indices, input_sizes),
     # The adjoint of scattering to the argmax positions is gathering from them.
-    grad_output=lambda grad, indices: _F().gather(grad.flatten(-2), -1, _const(indices).flatten(-2)).view(
+    grad_output=lambda grad, indices: F.gather(grad.flatten(-2), -1, _const(indices).flatten(-2)).view(
         indices.shape), keeps=("input_sizes",))
 
 avg_pool2d = Op(
@@ -135,7 +131,7 @@ adaptive_avg_pool2d_backward = Op(
         KN.adaptive_avg_pool2d_backward(grad_output, self.shape)),
     grad_output=lambda grad, grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1: _apply(
         adaptive_avg_pool2d, (grad,), output_size=(grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1)),
-    self=lambda grad: _F().zeros_like(grad))
+    self=lambda grad: F.zeros_like(grad))
 
 # Padding's gradient is the opposite padding (a crop), the same op again, as in PyTorch.
 constant_pad_nd = Op(
@@ -334,7 +330,7 @@ def _quadratic_zone(grad, self, target, reduction, beta=None, delta=None):
 def _backward_for_grad_output(op, grad, grad_output, self, target, reduction, **param):
     if reduction == REDUCTION["none"]:
         return _apply(op, (grad, self, target), reduction=reduction, **param)
-    return (_apply(op, (_F().ones_like(grad_output), self, target), reduction=reduction, **param) * grad).sum()
+    return (_apply(op, (F.ones_like(grad_output), self, target), reduction=reduction, **param) * grad).sum()
 
 
 smooth_l1_loss = Op(
@@ -455,7 +451,7 @@ leaky_relu_backward = Op(
         grad_output.dtype, copy=False),
     grad_output=lambda grad, self, negative_slope: _apply(leaky_relu_backward, (grad, self),
                                                           negative_slope=negative_slope),
-    self=lambda grad: _F().zeros_like(grad))
+    self=lambda grad: F.zeros_like(grad))
 leaky_relu = Op("LeakyReluBackward0",
                 lambda self, *, negative_slope: np.where(self > 0, self, self * negative_slope).astype(self.dtype),
                 self=lambda grad, self, negative_slope: _apply(leaky_relu_backward, (grad, self),
@@ -466,7 +462,7 @@ silu = Op("SiluBackward0", lambda self: (self * K.sigmoid_array(self)).astype(se
 
 softplus = Op("SoftplusBackward0",
               lambda self, *, beta, threshold: KN.softplus(self, beta, threshold),
-              self=lambda grad, self, beta, threshold: _F().where(self * beta > threshold, grad,
+              self=lambda grad, self, beta, threshold: F.where(self * beta > threshold, grad,
                                                                   grad * (self * beta).sigmoid()))
 
 hardtanh_backward = Op(
@@ -475,13 +471,13 @@ hardtanh_backward = Op(
                                                             0).astype(grad_output.dtype, copy=False),
     grad_output=lambda grad, self, min_val, max_val: _apply(hardtanh_backward, (grad, self), min_val=min_val,
                                                             max_val=max_val),
-    self=lambda grad: _F().zeros_like(grad))
+    self=lambda grad: F.zeros_like(grad))
 hardtanh = Op("HardtanhBackward0", lambda self, *, min_val, max_val: np.clip(self, min_val, max_val),
               self=lambda grad, self, min_val, max_val: _apply(hardtanh_backward, (grad, self), min_val=min_val,
                                                              max_val=max_val))
 
 elu = Op("EluBackward0", lambda self, *, alpha: np.where(self > 0, self, alpha * np.expm1(self)).astype(self.dtype),
-         self=lambda grad, self, alpha: _F().where(self > 0, grad, grad * self.exp() * alpha))
+         self=lambda grad, self, alpha: F.where(self > 0, grad, grad * self.exp() * alpha))
 
 # ---------------------------------------------------------------------------------------
 # shape helpers PyTorch's composites use internally
@@ -489,7 +485,7 @@ unsafe_split = Op(
     "UnsafeSplitBackward0",
     lambda self, *, split_size, dim: tuple(a.copy() for a in K.split_array(self, split_size, dim)),
     multi_output=True,
-    self=lambda grads, dim: _F().cat(grads, dim), keeps=("split_size",))
+    self=lambda grads, dim: F.cat(grads, dim), keeps=("split_size",))
 
 
 # ---------------------------------------------------------------------------------------
@@ -508,7 +504,6 @@ _LAST_LSTM_BACKWARD = [None, None]
 def _lstm_layer_grads(grads, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, has_biases):
     if _LAST_LSTM_BACKWARD[0] is grads:
         return _LAST_LSTM_BACKWARD[1]
-    F = _F()
     steps = input.shape[0]
     order = range(steps - 1, -1, -1) if reverse else range(steps)
     # The forward again, with engine ops, so that the gradients are differentiable too.
@@ -561,7 +556,6 @@ mkldnn_rnn_layer = Op(
 
 def _unpack_into_padded(grad, input_sym_sizes, result1, batch_first):
     """The gradient of packing: each time step's rows back in place, zeros in the padding."""
-    F = _F()
     sizes = list(input_sym_sizes)
     if batch_first:
         sizes[0], sizes[1] = sizes[1], sizes[0]
@@ -620,11 +614,11 @@ sdpa_flash_backward = Op(
     "NotImplemented",
     lambda grad_out, query, key, value, output, *, which, mask, is_causal, scale: KN.sdpa_flash_grad(
         grad_out, query, key, value, mask, scale, is_causal, which),
-    grad_out=lambda grad: _F().not_implemented(_FLASH_BACKWARD),
-    query=lambda grad: _F().not_implemented(_FLASH_BACKWARD),
-    key=lambda grad: _F().not_implemented(_FLASH_BACKWARD),
-    value=lambda grad: _F().not_implemented(_FLASH_BACKWARD),
-    output=lambda grad: _F().not_implemented(_FLASH_BACKWARD))
+    grad_out=lambda grad: not_implemented(_FLASH_BACKWARD),
+    query=lambda grad: not_implemented(_FLASH_BACKWARD),
+    key=lambda grad: not_implemented(_FLASH_BACKWARD),
+    value=lambda grad: not_implemented(_FLASH_BACKWARD),
+    output=lambda grad: not_implemented(_FLASH_BACKWARD))
 
 
 def _gn_grouped(x, n, group):
@@ -764,7 +758,7 @@ def _pad_ops(name, mode, dims):
                  self=lambda grad, self, padding: _apply(backward, (grad, self), padding=padding))
     backward = Op(f"{name}BackwardBackward0", lambda grad_output, self, *, padding: unpad(grad_output, self, padding),
                   grad_output=lambda grad, padding: _apply(forward, (grad,), padding=padding),
-                  self=lambda grad: _F().zeros_like(grad))
+                  self=lambda grad: F.zeros_like(grad))
     return forward
 
 
@@ -777,10 +771,10 @@ PAD = {(mode, dims): _pad_ops(f"{kind}Pad{dims}D", mode, dims)
 _CDIST_BACKWARD = "_cdist_backward"
 cdist_backward = Op(
     "CdistBackwardBackward0", lambda grad, x1, x2, cdist, *, p: KN.cdist_backward(grad, x1, x2, p, cdist),
-    grad=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD),
-    x1=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD),
-    x2=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD),
-    cdist=lambda grad: _F().derivative_not_implemented(_CDIST_BACKWARD))
+    grad=lambda grad: derivative_not_implemented(_CDIST_BACKWARD),
+    x1=lambda grad: derivative_not_implemented(_CDIST_BACKWARD),
+    x2=lambda grad: derivative_not_implemented(_CDIST_BACKWARD),
+    cdist=lambda grad: derivative_not_implemented(_CDIST_BACKWARD))
 
 cdist = Op(
     "CdistBackward0", lambda x1, x2, *, p: KN.cdist(x1, x2, p),

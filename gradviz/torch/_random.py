@@ -6,7 +6,7 @@ PyTorch's CPU generator is a 32-bit MT19937 seeded with the low 32 bits of the s
 in the order ATen's kernel does (one element after another, in memory order), so the
 values here are PyTorch's on an x86-64 CPU with AVX2, where PyTorch runs these kernels.
 ATen's kernels are compiled with floating-point contraction, so ``a * b + c`` in them is
-one fused multiply-add: ``fused_multiply_add`` below rounds once, as the hardware does.
+one fused multiply-add: ``_libm.fused_multiply_add`` rounds once, as the hardware does.
 
 Where the numbers can differ from PyTorch's:
 - on Intel CPUs PyTorch draws ``bernoulli_(p)`` for a number p (and so dropout masks) from
@@ -25,6 +25,9 @@ import ml_dtypes
 import numpy as np
 
 from . import _errors, _kernels
+from ._device import CPU
+from ._libm import fused_multiply_add, fused_multiply_add32
+from ._namespace import F
 
 WORDS = 624
 SHIFT = 397
@@ -148,7 +151,6 @@ class Generator:
 
     @property
     def device(self):
-        from ._functions import CPU
         return CPU
 
     def manual_seed(self, seed):
@@ -172,12 +174,10 @@ class Generator:
         raise _errors.generator_offset()
 
     def get_state(self):
-        from ._functions import from_numpy
-        return from_numpy(state_bytes(self))
+        return F.from_numpy(state_bytes(self))
 
     def set_state(self, new_state):
-        from ._tensor import Tensor
-        if not isinstance(new_state, Tensor):
+        if not F.is_tensor(new_state):
             raise _errors.rng_state_type(type(new_state).__name__)
         if new_state._data.dtype != np.uint8:
             raise _errors.rng_state_dtype()
@@ -242,57 +242,6 @@ default_generator = Generator()
 
 def engine_of(generator):
     return (generator or default_generator).engine
-
-
-# =======================================================================================
-# exact arithmetic ATen's compiled kernels do
-def fused_multiply_add(a, b, c):
-    """a * b + c rounded once, in float64 (an exact product and sum, their low part added
-    rounded to odd so that the final rounding is the only one)."""
-    a, b, c = (np.asarray(x, dtype=np.float64) for x in (a, b, c))
-    if b.ndim == 0 and b == 1:
-        return a + c  # one rounding already
-    product = a * b
-    split = 134217729.0  # 2**27 + 1
-    a_high = a * split - (a * split - a)
-    b_high = b * split - (b * split - b)
-    product_low = (((a_high * b_high - product) + a_high * (b - b_high)) + (a - a_high) * b_high) \
-        + (a - a_high) * (b - b_high)
-    total = product + c
-    back = total - product
-    total_low = (product - (total - back)) + (c - back)
-    return total + _sum_rounded_to_odd(total_low, product_low)
-
-
-def _sum_rounded_to_odd(x, y):
-    total = x + y
-    back = total - x
-    error = (x - (total - back)) + (y - back)
-    even = (total.view(np.int64) & 1) == 0
-    nudge = (error != 0) & even & np.isfinite(total)
-    if np.any(nudge):
-        total = np.where(nudge, np.nextafter(total, np.where(error > 0, np.inf, -np.inf)), total)
-    return total
-
-
-_FLOAT_TIE_BITS = np.uint64((1 << 29) - 1)  # the float64 mantissa bits below float32's
-_FLOAT_TIE = np.uint64(1 << 28)
-
-
-def fused_multiply_add32(a, b, c):
-    """a * b + c rounded once to float32. The float64 product is exact and the float64 sum
-    rounds once; rounding that to float32 can only go wrong where it landed exactly halfway
-    between two floats, and those few are redone from the sum rounded to odd."""
-    a, b, c = (np.asarray(x, dtype=np.float32).astype(np.float64) for x in (a, b, c))
-    product = a * b
-    total = product + c
-    result = total.astype(np.float32)
-    halfway = (total.view(np.uint64) & _FLOAT_TIE_BITS) == _FLOAT_TIE
-    if halfway.any():
-        where = np.nonzero(halfway)
-        exact = _sum_rounded_to_odd(product[where], np.broadcast_to(c, product.shape)[where])
-        result[where] = exact.astype(np.float32)
-    return result
 
 
 def _map(function, values):

@@ -1,13 +1,17 @@
 """The Tensor: a numpy array plus autograd metadata. No math lives here: every
-operation delegates to ``_functions`` (torch-facing signatures) and from there to the
-op table."""
+operation delegates to the engine's functions (the families ``_fn_*.py``, read through
+the ``F`` namespace at call time) and from there to the op table. The methods that are
+exactly a function with the tensor first are installed by ``_functions.build()``."""
+import builtins
+import copy
 import warnings
 
 import numpy as np
 
 from . import _dtypes, _errors
 from . import _kernels as K
-from . import _functions as F
+from ._device import CPU
+from ._namespace import F
 from .autograd.grad_mode import STATE
 from .autograd import graph as _graph_module
 from .autograd.graph import refresh_view
@@ -36,6 +40,14 @@ class Size(tuple):
 
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))
+
+
+def wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
 
 
 class Tensor:
@@ -93,7 +105,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[F.wrap_dim(dim, self._data.ndim)]
+        return self._data.shape[wrap_dim(dim, self._data.ndim)]
 
     @property
     def dtype(self):
@@ -101,7 +113,7 @@ class Tensor:
 
     @property
     def device(self):
-        return F.CPU
+        return CPU
 
     @property
     def is_cuda(self):
@@ -129,7 +141,7 @@ class Tensor:
             strides = tuple(s // self._data.itemsize for s in self._data.strides)
         else:  # numpy zeroes an empty array's strides; PyTorch keeps contiguous ones
             strides = K.contiguous_strides(self._data.shape)
-        return strides if dim is None else strides[F.wrap_dim(dim, self._data.ndim)]
+        return strides if dim is None else strides[wrap_dim(dim, self._data.ndim)]
 
     def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
@@ -248,8 +260,9 @@ class Tensor:
         return add_hook(self._post_accumulate_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        # Looked up when called, so that replacing entry.backward (see retain_graph_patch) applies.
+        from .autograd import entry  # (entry imports this module)
+        entry.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- data access ---------------------------------------------------------------
     @property
@@ -336,7 +349,7 @@ class Tensor:
         return id(self)
 
     def __repr__(self, *, tensor_contents=None):
-        return F.tensor_repr(self)
+        return tensor_repr(self)
 
     def __format__(self, spec):
         # PyTorch formats a 0-dim tensor as its Python number (f"{t}" gives "1.0").
@@ -345,10 +358,10 @@ class Tensor:
         return object.__format__(self, spec) if spec else repr(self)
 
     def __deepcopy__(self, memo):
-        return F.deepcopy(self, memo)
+        return deepcopy(self, memo)
 
     def __reduce_ex__(self, protocol):
-        return (F.rebuild_tensor, (self._data.copy(), self._requires_grad))
+        return (rebuild_tensor, (self._data.copy(), self._requires_grad))
 
     def __setitem__(self, index, value):
         F.setitem(self, index, value)
@@ -447,6 +460,41 @@ class Tensor:
         return F.div_(self, other)
 
 
+def tensor_repr(t):
+    from . import _format
+    suffixes = []
+    grad_fn = t.grad_fn  # the property: a view whose base changed in place shows its regenerated node
+    if grad_fn is not None:
+        # PyTorch prints the node's type name (CopySlices), not its name() (torch::autograd::CopySlices).
+        suffixes.append(f"grad_fn=<{builtins.type(grad_fn).__name__}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    prefix = "tensor("
+    if getattr(builtins.type(t), "_repr_prefix", None):
+        prefix = builtins.type(t)._repr_prefix
+    return _format.format_tensor(t._data, dtype_name=t.dtype.name, default_dtype_name=_dtypes.DEFAULTS.float_dtype.name,
+                                 suffixes=suffixes, prefix=prefix)
+
+
+def deepcopy(t, memo):
+    if t._grad_fn is not None:
+        raise _errors.deepcopy_nonleaf()
+    new = builtins.type(t)._make(t._data.copy())
+    new._requires_grad = t._requires_grad
+    if t._grad is not None:
+        new._grad = deepcopy(t._grad, memo)
+    new.__dict__.update({k: copy.deepcopy(v, memo) for k, v in t.__dict__.items()
+                         if k not in ("_grad", "_accumulator", "_hooks", "_base")})
+    memo[id(t)] = new
+    return new
+
+
+def rebuild_tensor(data, requires_grad):
+    t = Tensor._make(data)
+    t._requires_grad = requires_grad
+    return t
+
+
 def _type_name(t):
     return {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "bool": "bool",
             "float16": "half"}.get(t.dtype.name, t.dtype.name)
@@ -479,20 +527,6 @@ def wrap(array):
     t._output_nr = 0
     return t
 
-
-Tensor.where = F.tensor_where
-Tensor.real = property(F.real)
-Tensor.imag = property(F.imag)
-Tensor.resolve_conj = Tensor.resolve_neg = lambda self: self  # conj() copies here: nothing is left to resolve
-Tensor.is_conj = Tensor.is_neg = lambda self: False
-
-# Methods that are exactly a function of _functions with the tensor first.
-for _name in F.TENSOR_METHODS:
-    setattr(Tensor, _name, getattr(F, _name))
-del _name
-# Commutative operators too (math is in _functions): one call less on the hottest path.
-Tensor.__add__ = Tensor.__radd__ = F.add
-Tensor.__mul__ = Tensor.__rmul__ = F.mul
 
 # The recording hot path makes tensors directly; it needs the class, which imports it.
 _graph_module.Tensor = Tensor

@@ -1,7 +1,9 @@
 """torch.linalg: the norms (all through LinalgVectorNormBackward0, as in PyTorch) and the
-matrix products that have a torch-level form."""
-from . import _functions as F
-from ._functions import vector_norm  # noqa: F401
+matrix products that have a torch-level form. Imported by gradviz.torch after
+_functions.build() has filled F."""
+from ._namespace import F
+
+vector_norm = F.vector_norm
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):

@@ -1,8 +1,12 @@
 """torch.random: the default generator's seeding and state, and fork_rng."""
 import contextlib
 
-from ._fn_random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: F401
+from ._namespace import F
 from ._random import default_generator  # noqa: F401
+
+# Read from F, which _functions.build() fills before gradviz.torch imports this module.
+get_rng_state, initial_seed, manual_seed, seed, set_rng_state = (
+    F.get_rng_state, F.initial_seed, F.manual_seed, F.seed, F.set_rng_state)
 
 
 @contextlib.contextmanager

@@ -1,15 +1,15 @@
-"""torch.special: the special functions under their SciPy-style names."""
-from ._functions import (digamma, erf, expm1, igamma as gammainc, igammac as gammaincc,  # noqa: F401
-                         lgamma as gammaln, log1p, polygamma, sigmoid as expit, zeta)
+"""torch.special: the special functions under their SciPy-style names. Imported by
+gradviz.torch after _functions.build() has filled F."""
+from ._namespace import F
 
+digamma, erf, expm1, log1p, polygamma, zeta = F.digamma, F.erf, F.expm1, F.log1p, F.polygamma, F.zeta
+gammainc, gammaincc, gammaln, expit = F.igamma, F.igammac, F.lgamma, F.sigmoid
 psi = digamma
 
 
 def log_softmax(input, dim, *, dtype=None):
-    from ._functions import log_softmax as _log_softmax
-    return _log_softmax(input, dim, dtype=dtype)
+    return F.log_softmax(input, dim, dtype=dtype)
 
 
 def softmax(input, dim, *, dtype=None):
-    from ._functions import softmax as _softmax
-    return _softmax(input, dim, dtype=dtype)
+    return F.softmax(input, dim, dtype=dtype)

@@ -13,20 +13,15 @@ import itertools
 import numpy as np
 
 from .. import _errors, _kernels as K
-from .. import _functions as F, _tensor  # bound lazily: both import this module
-from .grad_mode import STATE
+from .. import _dtypes, _tensor  # bound lazily: both import this module
+from .._namespace import F
+from .grad_mode import ANOMALY, STATE
 from .graph import emit
 from .raw import raw_formulas
 from .node import (SIG_INPUT_META, SIG_NEEDS, SIG_OP, SIG_NRS, SIG_OUTPUT_META, AccumulateGrad, FreedSlot, SavedScalar,
                    SavedTensor, creation_site)
 
 
-class _Anomaly:
-    enabled = False
-    check_nan = True
-
-
-ANOMALY = _Anomaly()
 _BACKWARD_CALLS = itertools.count(1)
 
 
@@ -484,7 +479,7 @@ def run_op_node(node, grads):
                 return outputs
     values = unpack_saved(node)
     if op.multi_output:
-        grads = [g if g is not None else F.zeros(meta[0], dtype=F._dtypes.FROM_NUMPY[meta[1]])
+        grads = [g if g is not None else F.zeros(meta[0], dtype=_dtypes.FROM_NUMPY[meta[1]])
                  for g, meta in zip(grads, node._output_meta)]
         grad = grads
     else:
@@ -581,7 +576,7 @@ def _fit(grad, meta, node=None, index=0):
             raise _errors.wrong_grad_shape(node.name() if node is not None else "?", index, grad._data.shape, shape)
         grad = F.sum_to_size(grad, shape)
     if grad._data.dtype != dtype:
-        grad = F.to_dtype(grad, F._dtypes.FROM_NUMPY[dtype])
+        grad = F.to_dtype(grad, _dtypes.FROM_NUMPY[dtype])
     return grad
 
 

@@ -3,7 +3,8 @@ the graph node itself (a ``<Name>Backward`` instance), and saved tensors go thro
 same version-checked, freed-after-backward slots as built-in ops."""
 import functools
 
-from .. import _errors
+from .. import _dtypes, _errors
+from .._namespace import F
 from .engine import expandable
 from .grad_mode import STATE, no_grad
 from .graph import LISTENERS, edge_of
@@ -69,10 +70,9 @@ class BackwardCFunction(Node, FunctionCtx):
         self._freed_by = freed_by
 
     def _backward(self, grads):
-        from .. import _functions as F
         cls = self._forward_cls
         if self._materialize:
-            grads = [g if g is not None else F.zeros(meta[0], dtype=F._dtypes.FROM_NUMPY[meta[1]])
+            grads = [g if g is not None else F.zeros(meta[0], dtype=_dtypes.FROM_NUMPY[meta[1]])
                      for g, meta in zip(grads, self._output_meta)]
         result = cls.backward(self, *grads)
         if not isinstance(result, tuple):

@@ -10,7 +10,7 @@ one vector-Jacobian product at a time, then shaped with the ops PyTorch ends wit
 results carry PyTorch's node names.
 """
 from .. import _errors_func as E
-from .. import _functions as F
+from .._namespace import F
 from .grad_mode import STATE, enable_grad, set_grad_enabled
 from .node import AccumulateGrad
 
@@ -133,7 +133,7 @@ def _check_requires_grad(tensors, kind, strict):
 
 def _grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     """autograd.grad over the outputs that require grad; all None when none does."""
-    from . import grad
+    from .entry import grad  # looked up when called: retain_graph_patch may have replaced it
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o._requires_grad]

@@ -16,6 +16,16 @@ class _State:
 STATE = _State()
 
 
+class _Anomaly:
+    """torch.autograd.set_detect_anomaly's switches: read by the backward engine and by the
+    nodes' error messages."""
+    enabled = False
+    check_nan = True
+
+
+ANOMALY = _Anomaly()
+
+
 def is_grad_enabled():
     return STATE.enabled
 

@@ -4,6 +4,9 @@ import warnings
 
 import numpy as np
 
+from .._namespace import F
+from . import entry
+
 
 class GradcheckError(RuntimeError):
     __module__ = "torch.autograd.gradcheck"
@@ -54,8 +57,6 @@ def _numerical(fn, inputs, wrt, eps):
 
 
 def _analytical(fn, inputs, wrt):
-    from .. import _functions as F
-    from . import grad as autograd_grad
     outs = _outputs(fn, inputs)
     jac = [[np.zeros((inputs[i]._data.size, o._data.size)) for i in wrt] for o in outs]
     for r, out in enumerate(outs):
@@ -64,7 +65,7 @@ def _analytical(fn, inputs, wrt):
         for j in range(out._data.size):
             seed = np.zeros(out._data.size, dtype=out._data.dtype)
             seed[j] = 1
-            grads = autograd_grad(out, [inputs[i] for i in wrt], F.from_numpy(seed.reshape(out._data.shape)),
+            grads = entry.grad(out, [inputs[i] for i in wrt], F.from_numpy(seed.reshape(out._data.shape)),
                                   retain_graph=True, allow_unused=True)
             for col, g in enumerate(grads):
                 if g is not None:
@@ -97,7 +98,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 
 def _fmt(matrix):
-    from .. import _functions as F
     return repr(F.from_numpy(matrix))
 
 
@@ -105,8 +105,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
                   check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
                   masked=False):
-    from .. import _functions as F
-    from . import grad as autograd_grad
     inputs = _tensors(inputs)
     outs = _outputs(func, inputs)
     if grad_outputs is None:
@@ -119,7 +117,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     def first_derivatives(*args):
         xs, gs = args[:n_in], args[n_in:]
         out = _outputs(func, xs)
-        grads = autograd_grad(out, [x for x in xs if getattr(x, "requires_grad", False)], gs, create_graph=True,
+        grads = entry.grad(out, [x for x in xs if getattr(x, "requires_grad", False)], gs, create_graph=True,
                               allow_unused=True)
         return tuple(g for g in grads if g is not None)
 

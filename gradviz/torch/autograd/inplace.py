@@ -8,7 +8,8 @@ AsStridedBackward0 node on their next use, as in PyTorch.
 import numpy as np
 
 from .. import _errors, _ops
-from .. import _functions as F, _tensor  # bound lazily: both import this module
+from .. import _tensor  # bound lazily: both import this module
+from .._namespace import F
 from .grad_mode import STATE
 from .graph import _forward_in_float32, edge_of, record
 from .node import Node, SavedTensor

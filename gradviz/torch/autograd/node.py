@@ -10,6 +10,8 @@ from types import MappingProxyType
 
 from ...frame_lines import line_of
 from .. import _errors
+from .._namespace import F
+from .grad_mode import ANOMALY
 
 _SEQUENCE = itertools.count()
 _new = object.__new__
@@ -246,7 +248,6 @@ RawSavedTensor.__module__ = "torch._C._autograd"
 
 
 def _anomaly_enabled():
-    from .engine import ANOMALY
     return ANOMALY.enabled
 
 
@@ -278,8 +279,7 @@ class SavedScalar:
         if self.hooks is not None:
             packed, unpack_hook = self.hooks
             return unpack_hook(packed)
-        from .. import _functions
-        return _functions.scalar_tensor(self.value)
+        return F.scalar_tensor(self.value)
 
     def register_hooks(self, pack_hook, unpack_hook, owner):
         if self.hooks is not None:

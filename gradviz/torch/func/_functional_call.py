@@ -4,7 +4,7 @@ nn.utils.stateless and NamedMemberAccessor, in behaviour)."""
 from collections.abc import Sequence
 
 from .. import _errors_func as E
-from .. import _functions as F
+from .._namespace import F
 from .._tensor import Tensor
 
 __all__ = ["functional_call", "stack_module_state"]

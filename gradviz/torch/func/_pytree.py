@@ -7,7 +7,7 @@ Everything that is not a container is a leaf, ``None`` included, as in PyTorch 2
 """
 from collections import OrderedDict
 
-from .._functions import _ReturnType
+from .._common import _ReturnType
 from .._tensor import Size
 
 

@@ -13,7 +13,7 @@ out as PyTorch's pushed tangents, then shaped with the ops PyTorch ends with.
 import functools
 
 from .. import _errors_func as E
-from .. import _functions as F
+from .._namespace import F
 from .. import _ops
 from .._tensor import Tensor
 from ..autograd.functional import graph_reaches_beyond, standard_basis_rows

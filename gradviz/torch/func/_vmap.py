@@ -12,7 +12,7 @@ import functools
 import numpy as np
 
 from .. import _errors_func as E
-from .. import _functions as F
+from .._namespace import F
 from .._tensor import Tensor
 from ._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 

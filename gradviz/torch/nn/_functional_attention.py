@@ -11,9 +11,8 @@ import math
 import warnings
 
 from .. import _dtypes
-from .. import _functions as _F
+from .._namespace import F as _F
 from .. import _ops_nn as ops
-from .._fn_einsum import baddbmm
 from ..autograd.graph import apply as _apply_op
 
 # dtype names as ATen prints them in its messages
@@ -354,7 +353,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if is_causal and attn_mask is None:
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
         if attn_mask is not None:
-            weights = baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+            weights = _F.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
         else:
             weights = _F.bmm(q_scaled, k.transpose(-2, -1))
         weights = F.softmax(weights, dim=-1)

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from .. import _functions as _F
+from .._namespace import F as _F
 from .. import _ops_nn as ops
 from ..autograd.graph import apply as _apply_op
 

@@ -5,7 +5,8 @@ import warnings
 
 import numpy as np
 
-from .. import _functions as _F
+from .._namespace import F as _F
+from .._tensor import wrap_dim
 from .. import _kernels_nn as _KN
 from .. import _ops_nn as ops
 from .. import _random
@@ -215,31 +216,16 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0)
 
 
-def _softmax_dim(name, ndim, stacklevel):
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
-                  "argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def _softmax_like(op, name, input, dim, dtype, stacklevel):
-    if dim is None:
-        dim = _softmax_dim(name, input.dim(), stacklevel + 1)
-    if dtype is not None:
-        input = input.to(dtype)
-    _F.wrap_dim(dim, input.dim())  # range check only: the node saves dim as given, as PyTorch's does
-    return _apply(op, (input,), dim=dim)
-
-
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    return _softmax_like(ops.softmax, "softmax", input, dim, dtype, _stacklevel)
+    return _F.softmax_like(ops.softmax, "softmax", input, dim, dtype, _stacklevel)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    return _softmax_like(ops.log_softmax, "log_softmax", input, dim, dtype, _stacklevel)
+    return _F.softmax_like(ops.log_softmax, "log_softmax", input, dim, dtype, _stacklevel)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    return _softmax_like(ops.softmax, "softmin", -input, dim, dtype, _stacklevel)
+    return _F.softmax_like(ops.softmax, "softmin", -input, dim, dtype, _stacklevel)
 
 
 # =======================================================================================
@@ -542,7 +528,7 @@ def unsafe_chunk(input, chunks, dim=0):
     """PyTorch's unsafe_chunk (used inside its RNN cells): one UnsafeSplitBackward0 node."""
     size = input.shape[dim]
     split = -(-size // chunks)
-    return _apply(ops.unsafe_split, (input,), split_size=split, dim=_F.wrap_dim(dim, input.dim()))
+    return _apply(ops.unsafe_split, (input,), split_size=split, dim=wrap_dim(dim, input.dim()))
 
 
 # attention, resizing, padding modes and group norm live in modules of their own

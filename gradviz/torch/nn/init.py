@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from .. import _functions as _F
+from .._namespace import F as _F
 from ..autograd.grad_mode import no_grad
 
 

@@ -34,8 +34,8 @@ class Buffer:
     __module__ = "torch.nn.parameter"
 
     def __new__(cls, data=None, *, persistent=True):
-        from .. import _functions
-        t = data if data is not None else _functions.empty(0)
+        from .._namespace import F
+        t = data if data is not None else F.empty(0)
         t._buffer_persistent = persistent
         return t
 

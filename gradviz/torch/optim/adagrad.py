@@ -1,7 +1,7 @@
 """Adagrad (PyTorch's single-tensor update)."""
 import numpy as np
 
-from .. import _functions as _F
+from .._namespace import F as _F
 from .optimizer import Optimizer, bump, scalar
 
 

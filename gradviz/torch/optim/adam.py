@@ -3,7 +3,8 @@ import math
 
 import numpy as np
 
-from .. import _dtypes, _functions as _F
+from .. import _dtypes
+from .._namespace import F as _F
 from .optimizer import Optimizer, bump, scalar
 
 

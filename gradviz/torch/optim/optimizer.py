@@ -11,7 +11,8 @@ from itertools import chain
 
 import numpy as np
 
-from .. import _errors, _functions as _F
+from .. import _errors
+from .._namespace import F as _F
 from .._tensor import Tensor, zero_grads
 from ..autograd.grad_mode import enable_grad, no_grad
 

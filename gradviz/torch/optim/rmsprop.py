@@ -1,7 +1,8 @@
 """RMSprop (PyTorch's single-tensor update, with momentum, centering and weight decay)."""
 import numpy as np
 
-from .. import _dtypes, _functions as _F
+from .. import _dtypes
+from .._namespace import F as _F
 from .adam import _lerp_
 from .optimizer import Optimizer, bump, scalar
 

@@ -1,7 +1,7 @@
 """SGD with momentum, dampening, weight decay, Nesterov and maximize (PyTorch's formulas)."""
 import numpy as np
 
-from .. import _functions as _F
+from .._namespace import F as _F
 from .optimizer import Optimizer, bump, scalar
 
 

@@ -11,7 +11,8 @@ them, so a graph shows PyTorch's nodes:
 - a float32 LSTM without projections goes to oneDNN as PyTorch's does: one
   MkldnnRnnLayerBackward0 node per layer and direction.
 """
-from ... import _dtypes, _errors, _functions as _F, _ops_nn
+from ... import _dtypes, _errors, _ops_nn
+from ..._namespace import F as _F
 from .. import functional as F
 from ..utils.rnn import _transpose_in_place
 

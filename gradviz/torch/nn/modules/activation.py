@@ -1,5 +1,5 @@
 """Activation modules."""
-from ... import _functions as _F
+from ..._namespace import F as _F
 from .. import functional as F
 from .module import Module, torch_module_name
 

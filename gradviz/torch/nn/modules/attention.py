@@ -1,5 +1,5 @@
 """MultiheadAttention (and the Linear subclass PyTorch gives it as out_proj)."""
-from ... import _functions as _F
+from ..._namespace import F as _F
 from .. import functional as F, init
 from ..parameter import Parameter
 from .linear import Linear

@@ -1,5 +1,6 @@
 """BatchNorm1d and BatchNorm2d: running statistics live in buffers."""
-from ... import _dtypes, _functions as _F
+from ... import _dtypes
+from ..._namespace import F as _F
 from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module, torch_module_name

@@ -1,7 +1,7 @@
 """Conv1d and Conv2d."""
 import math
 
-from ... import _functions as _F
+from ..._namespace import F as _F
 from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module, torch_module_name

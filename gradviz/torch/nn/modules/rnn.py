@@ -8,7 +8,7 @@ import numbers
 import warnings
 import weakref
 
-from ... import _functions as _F
+from ..._namespace import F as _F
 from .. import functional as F, init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence

@@ -1,5 +1,5 @@
 """Embedding."""
-from ... import _functions as _F
+from ..._namespace import F as _F
 from ...autograd.grad_mode import no_grad
 from .. import functional as F, init
 from ..parameter import Parameter

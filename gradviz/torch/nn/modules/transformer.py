@@ -7,7 +7,8 @@ padding mask) additionally returns zeros at the padded positions, which is repro
 import copy
 import warnings
 
-from ... import _errors, _functions as _F
+from ... import _errors
+from ..._namespace import F as _F
 from ...autograd.grad_mode import is_grad_enabled
 from .. import functional as F
 from .activation import GELU, ReLU

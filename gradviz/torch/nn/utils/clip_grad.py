@@ -2,12 +2,13 @@
 import math
 
 
-from ... import _functions as _F
+from ..._namespace import F as _F
+from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 
 
 def _grads(parameters):
-    if isinstance(parameters, _F._tensor.Tensor):
+    if isinstance(parameters, Tensor):
         parameters = [parameters]
     return [p.grad for p in parameters if p.grad is not None]
 

@@ -1,5 +1,6 @@
 """parameters_to_vector and vector_to_parameters."""
-from ... import _functions as _F
+from ..._namespace import F as _F
+from ..._tensor import Tensor
 
 
 def parameters_to_vector(parameters):
@@ -7,7 +8,7 @@ def parameters_to_vector(parameters):
 
 
 def vector_to_parameters(vec, parameters):
-    if not isinstance(vec, _F._tensor.Tensor):
+    if not isinstance(vec, Tensor):
         raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
     pointer = 0
     for param in parameters:

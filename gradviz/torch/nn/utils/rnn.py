@@ -6,7 +6,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ... import _dtypes, _errors, _functions as _F, _ops_nn
+from ... import _dtypes, _errors, _ops_nn
+from ..._namespace import F as _F
 from ..._tensor import Tensor
 from ...autograd.grad_mode import STATE
 from ..modules.module import torch_module_name

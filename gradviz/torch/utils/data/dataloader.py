@@ -4,7 +4,8 @@ import numbers
 
 import numpy as np
 
-from ... import _functions as F
+from ... import _dtypes
+from ..._namespace import F
 from ..._tensor import Tensor
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -23,7 +24,7 @@ def default_collate(batch):
     if isinstance(elem, bool):
         return F.tensor(batch)
     if isinstance(elem, float):
-        return F.tensor(batch, dtype=F._dtypes.float64)
+        return F.tensor(batch, dtype=_dtypes.float64)
     if isinstance(elem, numbers.Integral):
         return F.tensor(batch)
     if isinstance(elem, (str, bytes)):
@@ -130,7 +131,7 @@ class DataLoader:
         return batches
 
     def _draw_base_seed(self):
-        F.empty((), dtype=F._dtypes.int64).random_(generator=self.generator)
+        F.empty((), dtype=_dtypes.int64).random_(generator=self.generator)
 
     def _fetch(self, indices):
         getitems = getattr(self.dataset, "__getitems__", None)

@@ -3,7 +3,7 @@ import bisect
 import math
 import warnings
 
-from ... import _functions as F
+from ..._namespace import F
 
 
 class Dataset:

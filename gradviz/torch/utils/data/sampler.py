@@ -1,5 +1,6 @@
 """Samplers: which dataset indices a DataLoader visits, and in what order."""
-from ... import _functions as F
+from ... import _dtypes
+from ..._namespace import F
 
 
 class Sampler:
@@ -26,7 +27,7 @@ def _generator_for_epoch(generator):
     random int64 drawn from the default generator."""
     if generator is not None:
         return generator
-    seed = int(F.empty((), dtype=F._dtypes.int64).random_().item())
+    seed = int(F.empty((), dtype=_dtypes.int64).random_().item())
     return F.Generator().manual_seed(seed)
 
 
@@ -50,8 +51,8 @@ class RandomSampler(Sampler):
         generator = _generator_for_epoch(self.generator)
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from F.randint(high=n, size=(32,), dtype=F._dtypes.int64, generator=generator).tolist()
-            yield from F.randint(high=n, size=(self.num_samples % 32,), dtype=F._dtypes.int64,
+                yield from F.randint(high=n, size=(32,), dtype=_dtypes.int64, generator=generator).tolist()
+            yield from F.randint(high=n, size=(self.num_samples % 32,), dtype=_dtypes.int64,
                                  generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
@@ -81,7 +82,7 @@ class WeightedRandomSampler(Sampler):
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
-        weights = F.as_tensor(weights, dtype=F._dtypes.float64)
+        weights = F.as_tensor(weights, dtype=_dtypes.float64)
         if len(weights.shape) != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights.shape)}")
         self.weights = weights
