@@ -15,7 +15,6 @@ next engineer can rely on, each failure naming the file and line to fix.
 test_structure_commands.py (test_import_gradviz_loads_nothing_heavy).
 """
 import ast
-import warnings
 
 from _source_tree import cycles, import_graph, imports, modules
 
@@ -29,15 +28,6 @@ MIRRORS_MARKER = "mirrors PyTorch's"
 #: rich may be imported by these modules only (and everything under RENDER)
 RENDER = "gradviz.render"
 RICH_ALSO = {"gradviz.explain.render": "explain's panels renderer"}
-
-# Functions over MAX_FUNCTION_LINES in the engine, which another branch is restructuring:
-# {"rel path:qualified name": why}. Reported as a warning, not a failure, until that branch
-# merges; test_engine_exceptions_still_needed then says which entries to drop.
-ENGINE_LONG_FUNCTIONS = {
-    "torch/nn/_functional_attention.py:multi_head_attention_forward":
-        "mirrors torch.nn.functional.multi_head_attention_forward, without the marker comment yet",
-}
-
 
 def _in_engine(name: str) -> bool:
     return name == ENGINE or name.startswith(ENGINE + ".")
@@ -217,21 +207,10 @@ def test_the_function_walk_sees_functions_and_the_marker():
 
 
 def test_no_long_function():
-    long = {k: v for k, v in _long_functions().items() if k not in ENGINE_LONG_FUNCTIONS}
+    long = _long_functions()
     assert not long, (f"functions over {MAX_FUNCTION_LINES} lines (split them, or, for one that mirrors a "
                       f"PyTorch function statement for statement, say so with a '{MIRRORS_MARKER} ...' comment):\n"
                       + "\n".join(long.values()))
-    pending = [v for k, v in _long_functions().items() if k in ENGINE_LONG_FUNCTIONS]
-    if pending:
-        warnings.warn("long functions in gradviz/torch, left to the engine's restructuring:\n" + "\n".join(pending))
-
-
-def test_engine_exceptions_still_needed():
-    assert all(k.startswith("torch/") for k in ENGINE_LONG_FUNCTIONS), "only the engine's functions wait here"
-    long = _long_functions()
-    unneeded = [k for k in ENGINE_LONG_FUNCTIONS if k not in long]
-    assert not unneeded, f"no longer over {MAX_FUNCTION_LINES} lines or now marked: drop from ENGINE_LONG_FUNCTIONS: " \
-        f"{unneeded}"
 
 
 def test_no_long_file():

@@ -254,6 +254,9 @@ def _static_projection(static, bsz, num_heads, head_dim, name):
     return static
 
 
+# This function mirrors PyTorch's torch.nn.functional.multi_head_attention_forward statement for
+# statement (checks, projections, masks, attention, averaging), so each line can be read
+# against PyTorch's source; split, it would lose that one-to-one reading.
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
