@@ -252,7 +252,7 @@ def test_run_json_carries_the_graph_with_modules(tmp_path, name):
     tanh = next(n for n in graph["nodes"] if n["name"] == "TanhBackward0")
     assert tanh["module"] == "model.1" and tanh["module_call"] == 1 and tanh["site"]["line"] == 8
     assert tanh["saved"][0]["name"] == "_saved_result" and tanh["saved"][0]["bytes"] == 2 * 4 * 4
-    assert tanh["saved"][0]["freed_by"]["call"] == 1
+    assert tanh["saved"][0]["freed_by"]["kind"] == "backward" and tanh["saved"][0]["freed_by"]["site"]["line"] == 9
     assert all(e is None or e[0] in nodes for n in graph["nodes"] for e in n["next"])
     leaves = {n["leaf"]["name"]: n["module"] for n in graph["nodes"] if n["leaf"]}
     assert leaves == {"model.0.weight": "model.0", "model.0.bias": "model.0", "model.2.weight": "model.2",
