@@ -143,6 +143,7 @@ def run_cell(ip, cell: str, opts) -> None:
     names.bind(ns)
     watch = Watch(names, sites=program.site)
     before = scripting.snapshot(ns, engine.Tensor, nn.Module)
+    real = _real_torch_objects(ns)  # what earlier cells made with the real PyTorch
     internal = [scripting.GRADVIZ_DIR]
     error = None
     with contextlib.ExitStack() as stack:
@@ -164,8 +165,49 @@ def run_cell(ip, cell: str, opts) -> None:
     with values.printoptions(opts.precision, opts.full_values):
         _display_report(ip, opts, watch, names, program, before, after, target)
     if error is not None:
-        lines = [f"Error in {label}:"] + visible(error.rstrip("\n")).split("\n")
+        mixed = _mixed_engines(real, code)
+        lines = [f"Error in {label}:"] + ([mixed] if mixed else visible(error.rstrip("\n")).split("\n"))
         raise CellFailed(lines)
+
+
+def _real_torch_objects(ns) -> dict:
+    """{name: 'a real PyTorch tensor'} of the namespace's real torch tensors and modules."""
+    from gradviz.inspect.engines import real_torch_module
+
+    torch = real_torch_module()
+    if torch is None:
+        return {}
+    out = {}
+    for name, value in list(ns.items()):
+        if isinstance(value, torch.Tensor):
+            out[name] = "a real PyTorch tensor"
+        elif isinstance(value, torch.nn.Module):
+            out[name] = f"a real PyTorch module ({type(value).__name__})"
+    return out
+
+
+def _mixed_engines(real: dict, code: str):
+    """One line when a failed cell read a real PyTorch object of an earlier cell: %%gradviz
+    runs gradviz's own engine, which cannot compute with them."""
+    if not real:
+        return None
+    import dis
+
+    try:
+        stack, read = [compile(code, "<cell>", "exec")], []
+    except SyntaxError:
+        return None
+    while stack:  # the cell's code and the functions, classes and comprehensions in it
+        co = stack.pop()
+        stack.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
+        read += [i.argval for i in dis.get_instructions(co)
+                 if i.opname in ("LOAD_NAME", "LOAD_GLOBAL") and i.argval in real and i.argval not in read]
+    if not read:
+        return None
+    name = read[0]
+    return (f"{visible_line(name)} is {real[name]}, made by an earlier cell outside %%{MAGIC}; %%{MAGIC} runs "
+            f"gradviz's own engine, which cannot compute with it. To inspect real PyTorch, draw it with "
+            f"gradviz.show(...) in a plain cell, or run the notebook with: gradviz run NOTEBOOK.ipynb --engine torch")
 
 
 def _cell_number(ip) -> int:

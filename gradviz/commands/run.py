@@ -561,10 +561,15 @@ def _print_graph_report(opts, streams, rep: GraphReport, target) -> None:
 
 
 def _graph_json(rep: GraphReport, target) -> dict:
+    from gradviz.render import jsonout
+
+    snap = rep.snapshot
     d = {"roots": [r.name for r in rep.roots], "chosen_by": rep.how,
-         "nodes": len(rep.snapshot.nodes) if rep.snapshot is not None else 0,
-         "freed": common.freed_count(rep.snapshot) if rep.snapshot is not None else 0,
+         "node_count": len(snap.nodes) if snap is not None else 0,
+         "freed": common.freed_count(snap) if snap is not None else 0,
          "notes": [rep.nothing] if rep.nothing and target is None else []}
+    # the graph itself (nodes, ops, values, modules), as drawn or printed; empty lists without one
+    d.update(jsonout.graph_dict(snap) if snap is not None else {"nodes": [], "ops": [], "values": [], "modules": []})
     if rep.first is not None:
         d["first_backward"] = {"ok": rep.first.ok, "error": None if rep.first.ok else
                                {"type": rep.first.error_type, "message": rep.first.message}}

@@ -608,11 +608,22 @@ def _graph_roots(facts, node, outcome):
 
 
 def _graph_names(facts):
+    """{name: tensor} of the scopes at the error: tensors, and a module's parameters and
+    buffers by path (``model.fc1.weight``), as ``gradviz run`` names them."""
     out = {}
     for scope in reversed(facts.scopes()):
         for name, v in list(scope.items()):
-            if not name.startswith("_") and _is_tensor(v):
+            if name.startswith("_"):
+                continue
+            if _is_tensor(v):
                 out[name] = v
+            elif callable(getattr(v, "named_parameters", None)) and callable(getattr(v, "named_buffers", None)) \
+                    and not isinstance(v, type):
+                try:
+                    members = list(v.named_parameters()) + list(v.named_buffers())
+                except Exception:  # noqa: BLE001 - a broken user object is not our error
+                    continue
+                out.update((f"{name}.{pn}", p) for pn, p in members if _is_tensor(p))
     return out
 
 

@@ -8,6 +8,7 @@ It reads only the recorder interface that ``Recorder`` and ``TorchRecorder`` bot
 """
 from . import expr
 from .model import ForwardOp, Value
+from .modules import SnapshotModules
 from .records import site
 
 
@@ -18,6 +19,7 @@ class Forward:
         self.recorder = recorder
         self.index = index
         self.op_by_node = {}
+        self.modules = SnapshotModules(getattr(recorder, "tracker", None))
         ops = recorder.ops()
         wanted = set()
         for t, node, nr in root_specs:
@@ -58,7 +60,7 @@ class Forward:
                 self.op_by_node[id(node)] = op
             fops.append(ForwardOp(f"f{len(fops)}", op.name, op.node_name, tuple(self.ids[s] for s in op.inputs),
                                   tuple(self.ids[s] for s in op.outputs), site(op.site), node_id,
-                                  op.during_backward))
+                                  op.during_backward, *self.modules.of_op(op)))
         for s in self.ids:  # ids were given in first-appearance order
             values.append(self._value(s, names, exprs))
         self.values = tuple(values)

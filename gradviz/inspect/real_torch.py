@@ -33,6 +33,8 @@ from .engines import is_real_node as _is_real_node
 from .engines import real_torch_module as _real_torch
 from .forward import Forward
 from .model import BackwardCallInfo, BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
+from .modules import ModuleTracker
+from .modules import tensor_names as _with_module_names
 from .records import OpRec, ValueRec, relabel_sites
 from .records import call_info as _call_info
 from .walk import walk
@@ -152,11 +154,16 @@ class TorchRecorder:
         self._slots = {}  # node type -> its saved slot names
         self._sites = {}
         self._skip = _internal_dirs(self.torch)
+        self.tracker = ModuleTracker(self.torch, on_error=self._error)  # which module call runs each op
 
     def __enter__(self):
         self._mode = _mode_class(self.torch)(self)
         self._mode.__enter__()
         ACTIVE.append(self)
+        try:
+            self.tracker.start()
+        except Exception as e:  # noqa: BLE001 - without it the ops just have no module
+            self._error("module tracker", e)
         return self
 
     def __exit__(self, *exc):
@@ -165,6 +172,7 @@ class TorchRecorder:
 
     def close(self):
         mode, self._mode = self._mode, None
+        self.tracker.stop()
         if mode is not None:
             mode.__exit__(None, None, None)
         if self in ACTIVE:
@@ -203,7 +211,7 @@ class TorchRecorder:
         name = _op_name(func, inplace)
         saved, meta = self._saved_of(node, in_vals, outs)
         op = TorchOpRec(serial, None, name, type(node).__name__, tuple(r.serial for _, r in in_vals),
-                        tuple(v.serial for v in out_vals), self._site(), saved, False)
+                        tuple(v.serial for v in out_vals), self._site(), saved, False, *(self.tracker.current() or ()))
         op.nodes = [_seq(n) for n in new_nodes]
         for _, v in in_vals:
             v.users += 1
@@ -625,7 +633,7 @@ def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
 def _snapshot(roots, names, recorder, sites):
     torch = _real_torch() or import_torch()
     _room_for_deep_graphs()
-    names = _names(names, torch)
+    names = _with_module_names(recorder, _names(names, torch))
     many = isinstance(roots, list) or (isinstance(roots, tuple) and not (len(roots) == 2 and isinstance(roots[1], int)))
     specs = [_root_spec(r, torch) for r in (roots if many else [roots])]
     order, index = walk([s[1] for s in specs if s[1] is not None], _next_nodes)
@@ -653,7 +661,7 @@ def _snapshot(roots, names, recorder, sites):
     snap = GraphSnapshot(roots=root_infos, nodes=nodes, values=forward.values if forward else (),
                          ops=forward.ops if forward else (), has_forward=recorder is not None,
                          backward_calls=recorder.backward_calls() if recorder is not None else (),
-                         notes=tuple(notes))
+                         notes=tuple(notes), modules=forward.modules.infos() if forward else ())
     sites = sites if sites is not None else getattr(recorder, "sites", None)
     return relabel_sites(snap, sites) if sites is not None else snap
 
@@ -732,7 +740,10 @@ class _Reader:
         else:
             op, meta, main, freed_by = None, {}, False, None
         saved = tuple(self._saved(node, op, names, forward, meta, main))
-        leaf = self._leaf(node.variable, names, forward) if cls == "AccumulateGrad" else None
+        variable = node.variable if cls == "AccumulateGrad" else None
+        leaf = self._leaf(variable, names, forward) if variable is not None else None
+        module, module_call = (None, 0) if forward is None else \
+            forward.modules.of_tensor(variable) if variable is not None else forward.modules.of_op(op)
         try:
             outputs = tuple([self._shape(tuple(m.shape), m.dtype) for m in node._input_metadata])
         except Exception:  # noqa: BLE001
@@ -741,7 +752,8 @@ class _Reader:
             id=node_id, name=node.name(), type=cls, site=op.site if op is not None else None, sequence_nr=seq,
             edges=tuple(edges), saved=saved, outputs=outputs,
             freed_by=_call_info(freed_by, calls), leaf=leaf,
-            output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else ())
+            output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else (),
+            module=module, module_call=module_call)
 
     def _shape(self, shape, dtype):
         key = (shape, dtype)

@@ -18,6 +18,7 @@ import weakref
 
 from .engines import is_engine_tensor as _is_tensor
 from .model import BackwardCallInfo
+from .modules import ModuleTracker
 from .records import OpRec, ValueRec, dtype_name
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -75,12 +76,20 @@ class Recorder:
         self._backward_calls = []  # (BackwardCallInfo, ((weakref(node), nr), ...))
         self._listeners = None
         self.errors = []  # repr() of exceptions caught in on_node / on_backward
+        self.tracker = None  # which module call runs each op (inspect.modules), while entered
 
     # -- context manager -----------------------------------------------------------
     def __enter__(self):
         from gradviz.torch.autograd import graph
         self._listeners = graph.LISTENERS
         self._listeners.append(self)
+        try:
+            if self.tracker is None:
+                import gradviz.torch as engine
+                self.tracker = ModuleTracker(engine, on_error=self._error)
+            self.tracker.start()
+        except Exception as e:  # noqa: BLE001 - without it the ops just have no module
+            self._error("module tracker", e)
         return self
 
     def __exit__(self, *exc):
@@ -90,6 +99,8 @@ class Recorder:
     def close(self):
         """Stop listening (the records stay readable)."""
         listeners, self._listeners = self._listeners, None
+        if self.tracker is not None:
+            self.tracker.stop()
         if listeners is not None:
             for i, x in enumerate(listeners):  # remove *this* recorder, by identity
                 if x is self:
@@ -142,9 +153,11 @@ class Recorder:
             name += "_"
         serial = self._next()
         ref = weakref.ref(node, self._on_dead)
+        call = self.tracker.current() if self.tracker is not None else None
         op = OpRec(serial, ref, name, node_type, tuple(v.serial for v in in_vals),
                    tuple(v.serial for v in out_vals), getattr(node, "_site", None),
-                   self._intern(_saved_map(node, inputs, outputs, positions)), self._in_backward > 0)
+                   self._intern(_saved_map(node, inputs, outputs, positions)), self._in_backward > 0,
+                   *(call or ()))
         for v in in_vals:
             v.users += 1
         for v in out_vals:

@@ -40,9 +40,10 @@ class OpRec:
     """One recorded op. ``saved`` says where each saved tensor came from:
     (slot, is_output, index) -- an index into ``inputs``, or the output number."""
     __slots__ = ("serial", "node_ref", "name", "node_name", "inputs", "outputs", "site", "saved",
-                 "during_backward")
+                 "during_backward", "module", "module_call")
 
-    def __init__(self, serial, node_ref, name, node_name, inputs, outputs, site, saved, during_backward):
+    def __init__(self, serial, node_ref, name, node_name, inputs, outputs, site, saved, during_backward,
+                 module=None, module_call=0):
         self.serial = serial
         self.node_ref = node_ref
         self.name = name
@@ -52,6 +53,8 @@ class OpRec:
         self.site = site
         self.saved = saved
         self.during_backward = during_backward
+        self.module = module  # the ModuleRec (inspect.modules) of the module call that ran it
+        self.module_call = module_call  # which call of it (1, 2, ...)
 
 
 _DTYPE_NAMES = {}

@@ -21,6 +21,7 @@ from .engines import is_engine_tensor as _is_tensor
 from .engines import uses_real_torch
 from .forward import Forward
 from .model import BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
+from .modules import tensor_names as _with_module_names
 from .records import call_info as _call_info
 from .records import dtype_name, relabel_sites
 from .records import site as _site
@@ -57,7 +58,7 @@ def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
 
 
 def _snapshot(roots, names, recorder):
-    names = _normalize_names(names)
+    names = _with_module_names(recorder, _normalize_names(names))
     root_specs = [root_spec(r) for r in _as_list(roots)]
     order, index = walk([spec[1] for spec in root_specs if spec[1] is not None], _next_nodes)
     forward = Forward(recorder, names, order, index, root_specs) if recorder is not None else None
@@ -79,6 +80,7 @@ def _snapshot(roots, names, recorder):
         has_forward=recorder is not None,
         backward_calls=recorder.backward_calls() if recorder is not None else (),
         notes=tuple(notes),
+        modules=forward.modules.infos() if forward is not None else (),
     )
 
 
@@ -149,14 +151,18 @@ def _node(node_id, node, index, names, forward, out_names, calls):
     origins = {slot: (is_out, i) for slot, is_out, i in op.saved} if op is not None and op.saved else {}
     saved = tuple([_saved(slot, value, names, forward, op, origins.get(slot)) for slot, value in _ordered(node)
                    if not _undefined(node, slot, value)])
-    leaf = _leaf(node.variable, names, forward) if cls == "AccumulateGrad" else None
+    variable = node.variable if cls == "AccumulateGrad" else None
+    leaf = _leaf(variable, names, forward) if variable is not None else None
+    module, module_call = (None, 0) if forward is None else \
+        forward.modules.of_tensor(variable) if variable is not None else forward.modules.of_op(op)
     inner = node.fn.name() if cls == "CopySlices" and getattr(node, "fn", None) is not None else None
     outputs = _OUTPUTS[getattr(node, "_output_meta", ()) or ()]
     return BackwardNode(
         id=node_id, name=node.name(), type=cls, site=_site(getattr(node, "_site", None)),
         sequence_nr=_sequence_nr(node), edges=tuple(edges), saved=saved, outputs=outputs,
         freed_by=_call_info(getattr(node, "_freed_by", None), calls), leaf=leaf, inner=inner,
-        output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else ())
+        output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else (),
+        module=module, module_call=module_call)
 
 
 def _sequence_nr(node):

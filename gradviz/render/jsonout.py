@@ -99,6 +99,70 @@ def run_dict(result) -> dict:
     return doc
 
 
+#: Backward nodes, forward ops, values and modules listed in a ``graph`` document, each at
+#: most: a 100,000-node graph lists its first ones and counts the rest (``omitted``).
+MAX_GRAPH_ITEMS = 2_000
+
+_DTYPE_BYTES = {"bool": 1, "uint8": 1, "int8": 1, "float8_e4m3fn": 1, "float8_e5m2": 1, "int16": 2, "float16": 2,
+                "bfloat16": 2, "int32": 4, "float32": 4, "complex32": 4, "int64": 8, "float64": 8, "complex64": 8,
+                "complex128": 16}
+
+
+def _site(site):
+    return None if site is None else {"file": site[0], "line": site[1]}
+
+
+def _bytes(shape, dtype):
+    size = _DTYPE_BYTES.get(dtype) if shape is not None else None
+    if size is None:
+        return None
+    for s in shape:
+        size *= s
+    return size
+
+
+def _call(info):
+    return None if info is None else {"call": info.index, "kind": info.kind, "site": _site(info.site)}
+
+
+def node_dict(n) -> dict:
+    """A backward node of a snapshot (``inspect.model.BackwardNode``) as docs/json.md's NODE."""
+    leaf = n.leaf
+    return {
+        "id": n.id, "name": n.label_name, "module": n.module, "module_call": n.module_call, "site": _site(n.site),
+        "saved": [{"name": s.attr, "kind": s.kind, "shape": None if s.shape is None else list(s.shape),
+                   "dtype": s.dtype, "bytes": _bytes(s.shape, s.dtype) if s.kind != "scalar" else None,
+                   "freed_by": _call(n.freed_by) if s.freed else None}
+                  for s in n.saved if s.is_tensor],
+        "next": [None if e.target is None else [e.target, e.output_nr] for e in n.edges],
+        "leaf": None if leaf is None else {"name": leaf.name, "shape": list(leaf.shape), "dtype": leaf.dtype},
+    }
+
+
+def op_dict(op) -> dict:
+    return {"id": op.id, "name": op.name, "module": op.module, "module_call": op.module_call, "site": _site(op.site),
+            "inputs": list(op.inputs), "outputs": list(op.outputs), "node": op.node}
+
+
+def graph_dict(snap, limit: int = MAX_GRAPH_ITEMS) -> dict:
+    """The structure of a snapshot: ``nodes``, ``ops``, ``values`` and ``modules`` (docs/json.md),
+    each cut at ``limit`` items; ``omitted`` counts what was cut, when anything was."""
+    lists = {
+        "nodes": [node_dict(n) for n in snap.nodes[:limit]],
+        "ops": [op_dict(op) for op in snap.ops[:limit]],
+        "values": [{"id": v.id, "name": v.name, "shape": None if v.shape is None else list(v.shape),
+                    "dtype": v.dtype, "node": v.node} for v in snap.values[:limit]],
+        "modules": [{"path": m.path, "type": m.type, "calls": m.calls, "parent": m.parent}
+                    for m in snap.modules[:limit]],
+    }
+    omitted = {key: len(full) - limit for key, full in (("nodes", snap.nodes), ("ops", snap.ops),
+                                                         ("values", snap.values), ("modules", snap.modules))
+               if len(full) > limit}
+    if omitted:
+        lists["omitted"] = omitted
+    return lists
+
+
 def strict(obj, _made: dict = None):
     """``obj`` with every non-finite float replaced by its string (see the module's doc).
     A dict or list found twice (a tensor listed by every cell) is made strict once."""

@@ -5,7 +5,7 @@ from collections import OrderedDict, namedtuple
 from ... import _dtypes, _errors
 from ..._tensor import Tensor, zero_grads
 from ...autograd.grad_mode import no_grad
-from ...autograd.node import add_hook
+from ...autograd.node import RemovableHandle, add_hook
 from ..parameter import Parameter
 from ._backward_hooks import BackwardHook, hook_output_node
 
@@ -34,6 +34,48 @@ def _addindent(s_, num_spaces):
     first = s.pop(0)
     s = [(num_spaces * " ") + line if line.strip() else "" for line in s]
     return first + "\n" + "\n".join(s)
+
+
+# Hooks common to all modules (PyTorch's debugging and profiling hooks). They run before
+# each module's own; empty dicts keep Module.__call__ on its short path.
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_forward_hooks_with_kwargs = {}
+_global_forward_hooks_always_called = {}
+
+
+class _GlobalHandle(RemovableHandle):
+    """A RemovableHandle that also forgets the hook's options (with_kwargs, always_call)."""
+    __slots__ = ("extras",)
+
+    def __init__(self, hooks, key, extras):
+        super().__init__(hooks, key)
+        self.extras = extras
+
+    def remove(self):
+        super().remove()
+        for extra in self.extras:
+            extra.pop(self.key, None)
+
+
+def register_module_forward_pre_hook(hook):
+    """``hook(module, args) -> None or new args``, called before every module's forward,
+    before the module's own pre-hooks."""
+    handle = add_hook(_global_forward_pre_hooks, hook)
+    return _GlobalHandle(handle.hooks, handle.key, ())
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """``hook(module, args, output)`` (``with_kwargs``: ``(module, args, kwargs, output)``)
+    -> None or a new output, after every module's forward, before the module's own hooks;
+    ``always_call``: also when the forward raised."""
+    handle = add_hook(_global_forward_hooks, hook)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.key] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.key] = True
+    return _GlobalHandle(handle.hooks, handle.key,
+                         (_global_forward_hooks_with_kwargs, _global_forward_hooks_always_called))
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -71,6 +113,7 @@ class Module:
         setattr_(self, "_modules", {})
         setattr_(self, "_forward_hooks", OrderedDict())
         setattr_(self, "_forward_hooks_with_kwargs", {})
+        setattr_(self, "_forward_hooks_always_called", {})
         setattr_(self, "_forward_pre_hooks", OrderedDict())
         setattr_(self, "_forward_pre_hooks_with_kwargs", {})
         setattr_(self, "_backward_hooks", OrderedDict())
@@ -462,6 +505,8 @@ class Module:
         handle = add_hook(self._forward_hooks, hook)
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.key] = True
+        if always_call:
+            self.__dict__.setdefault("_forward_hooks_always_called", {})[handle.key] = True
         if prepend:
             self._forward_hooks.move_to_end(handle.key, last=False)
         return handle
@@ -490,7 +535,24 @@ class Module:
         return add_hook(self._backward_hooks, hook)
 
     def __call__(self, *args, **kwargs):
-        for key, hook in list(self._forward_pre_hooks.items()):
+        if not (_global_forward_pre_hooks or _global_forward_hooks or self.__dict__.get("_forward_hooks_always_called")):
+            return self._call_hooked(args, kwargs, None)
+        ran = set()  # the always_call hooks that ran: on an error, the others still run
+        state = [args, kwargs, None]
+        try:
+            return self._call_hooked(args, kwargs, (ran, state))
+        except Exception:
+            self._always_called_hooks(ran, *state)
+            raise
+
+    def _call_hooked(self, args, kwargs, track):
+        """PyTorch's ``_call_impl``: pre-hooks (global ones first), forward, forward hooks
+        (global ones first), then the backward hooks' wrapping. ``track``: (ids of the
+        always_call hooks run, [args, kwargs, result]) for ``_always_called_hooks``."""
+        pre_hooks = self._forward_pre_hooks
+        if _global_forward_pre_hooks:
+            pre_hooks = {**_global_forward_pre_hooks, **pre_hooks}
+        for key, hook in list(pre_hooks.items()):
             if key in self._forward_pre_hooks_with_kwargs:
                 out = hook(self, args, kwargs)
                 if out is not None:
@@ -499,19 +561,33 @@ class Module:
                 out = hook(self, args)
                 if out is not None:
                     args = out if isinstance(out, tuple) else (out,)
+            if track is not None:
+                track[1][:2] = args, kwargs
         full_hooks = list(self._backward_hooks.values()) if self._is_full_backward_hook else []
         backward_hook = None
         if full_hooks or self._backward_pre_hooks:
             backward_hook = BackwardHook(self, full_hooks, list(self._backward_pre_hooks.values()))
             args = backward_hook.setup_input_hook(args)
+            if track is not None:
+                track[1][0] = args
         result = self.forward(*args, **kwargs)
-        for key, hook in list(self._forward_hooks.items()):
-            if key in self._forward_hooks_with_kwargs:
+        if track is not None:
+            track[1][2] = result
+        hooks = self._forward_hooks
+        if _global_forward_hooks:
+            hooks = {**_global_forward_hooks, **hooks}
+        always = self.__dict__.get("_forward_hooks_always_called") or ()
+        for key, hook in list(hooks.items()):
+            if track is not None and (key in always or key in _global_forward_hooks_always_called):
+                track[0].add(key)
+            if key in self._forward_hooks_with_kwargs or key in _global_forward_hooks_with_kwargs:
                 out = hook(self, args, kwargs, result)
             else:
                 out = hook(self, args, result)
             if out is not None:
                 result = out
+                if track is not None:
+                    track[1][2] = result
         if backward_hook is not None:
             if not isinstance(result, (Tensor, tuple)):
                 _errors.warn_at_user(_errors.module_output_not_tensor_warning(type(result)))
@@ -519,6 +595,29 @@ class Module:
         if self._backward_hooks and self._is_full_backward_hook is False:
             hook_output_node(self, args, result, list(self._backward_hooks.values()))
         return result
+
+    def _always_called_hooks(self, ran, args, kwargs, result):
+        """After an error in the call: the always_call forward hooks that did not run yet,
+        global ones first (called without kwargs, as PyTorch calls them); their own errors
+        become warnings, the call's error is the one raised."""
+        import warnings
+
+        own = self.__dict__.get("_forward_hooks_always_called") or {}
+        for key, hook in list(_global_forward_hooks.items()) + list(self._forward_hooks.items()):
+            is_global = key in _global_forward_hooks_always_called
+            if key in ran or not (is_global or key in own):
+                continue
+            try:
+                if not is_global and key in self._forward_hooks_with_kwargs:
+                    out = hook(self, args, kwargs, result)
+                else:
+                    out = hook(self, args, result)
+                if out is not None:
+                    result = out
+            except Exception as e:  # noqa: BLE001 - PyTorch silences them in favour of the call's error
+                which = "global module forward hook" if is_global else "module forward hook"
+                warnings.warn(f"{which} with ``always_call=True`` raised an exception that was silenced as another "
+                              f"error was raised in forward: {e}", stacklevel=2)
 
     _call_impl = __call__
 
