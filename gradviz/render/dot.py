@@ -21,7 +21,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Optional
 
-from . import collapse, estimate
+from . import collapse, estimate, modules
 from . import options as graph_options
 from ..safe_text import utf8, visible_line
 from .files import atomic_write
@@ -54,6 +54,9 @@ SAVED = "orange"
 NODE = "lightgrey"
 OP = "white"
 SUMMARY = "lightyellow"
+MODULE = "lightsteelblue1"  # a module call collapsed into one box
+FRAME = {"style": "rounded", "color": "steelblue", "fontcolor": "steelblue4"}  # a module's cluster
+FOLD_FRAME = {"style": "rounded,dashed", "color": "darkgoldenrod", "fontcolor": "darkgoldenrod4"}
 PLAIN = {"shape": "plaintext", "style": "", "fontsize": "9"}  # legend texts about arrows and lines
 FREED = {"fillcolor": "gray92", "color": "red3", "fontcolor": "gray40", "style": "filled,dashed"}
 STALE = {"fillcolor": "tomato", "color": "red3", "penwidth": "2"}
@@ -102,10 +105,12 @@ class Graph:
     title: the picture's first line; notes: more lines under it, e.g. the error a second
     backward raised (long lines are wrapped).
     highlight: backward node ids (``n3``) to draw as the failing node, never collapsed.
+    depth: module levels drawn as open clusters when the snapshot knows its modules
+    (None: the deepest that fits; see ``modules``); deeper modules are one box each.
     """
 
     def __init__(self, snap, view="both", max_nodes=DEFAULT_MAX_NODES, *, show_saved=True, show_attrs=False,
-                 show_sites=True, legend=True, title=None, notes=(), highlight=()):
+                 show_sites=True, legend=True, title=None, notes=(), highlight=(), depth=None):
         if view not in VIEWS:
             raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
         if view == "forward" and not snap.has_forward:
@@ -115,6 +120,7 @@ class Graph:
         self.max_nodes = max_nodes
         self._options = (show_saved, show_attrs, show_sites, legend, title, notes)
         self._highlight = frozenset(highlight)
+        self.depth = depth
         self._compose(READABLE_PIXELS, READABLE_SIDE, LARGEST_PIXELS, LARGEST_SIDE)
 
     def _compose(self, pixels, side, most_pixels, most_side):
@@ -123,7 +129,7 @@ class Graph:
         with ever smaller budgets (over ``most_pixels`` or ``most_side``)."""
         def build(fold, budget, unfolded=None):
             b = _Builder(self.snapshot, self.view, budget, *self._options, fold=fold, unfolded=unfolded,
-                         limit=self.max_nodes)
+                         limit=self.max_nodes, depth=self.depth)
             b.highlight = self._highlight
             with collapse.gc_paused():
                 source = b.build()
@@ -272,8 +278,9 @@ class _Drawn:
 
 class _Builder:
     def __init__(self, snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title, notes,
-                 fold=False, unfolded=None, limit=None):
+                 fold=False, unfolded=None, limit=None, depth=None):
         self.snap = snap
+        self.depth = depth  # --depth: module levels drawn open (None: chosen by size)
         self.fold = fold  # fold loops even within the box budget: the picture was too big
         self.unfolded = unfolded  # the estimate before folding, for the notes
         self.limit = max_nodes if limit is None else limit  # the user's --max-nodes
@@ -351,17 +358,26 @@ class _Builder:
         edges = [(n.id, e.target) for n in nodes for e in n.edges if e.target is not None]
         pinned = set(root_of) | {n.id for n in nodes if n.leaf is not None and n.leaf.name}
         pinned |= self.highlight
-        plan = collapse.plan([n.id for n in nodes], edges, {n.id: n.label_name for n in nodes}, weight, pinned,
-                             budget, fold=self.fold, roots=set(root_of))
-        if plan.collapsed:
-            self.notes.append(self._collapse_note("backward", plan, len(nodes), "nodes"))
+        kind = {n.id: n.label_name for n in nodes}
+        place = {n.id: (n.module, n.module_call) for n in nodes if n.module}
+        plan = self._module_plan("backward", [n.id for n in nodes], edges, kind, weight, place, pinned,
+                                 set(root_of) | self.highlight, budget, len(nodes), "nodes")
+        if plan is None:
+            plan = collapse.plan([n.id for n in nodes], edges, kind, weight, pinned, budget, fold=self.fold,
+                                 roots=set(root_of))
+            if plan.collapsed:
+                self.notes.append(self._collapse_note("backward", plan, len(nodes), "nodes"))
+        at = _Placer(g, plan, "b")
         for n in nodes:
             if n.id in plan.group_of:
                 continue
-            self._backward_node(g, n, saved[n.id])
+            self._backward_node(at(n.id), n, saved[n.id])
         by_id = {n.id: n for n in nodes}
         for grp in plan.groups:
             members = [by_id[m] for m in grp.members]
+            if getattr(grp, "title", ()):
+                self._module_box(at(grp.id), f"b_{grp.id}", grp)
+                continue
             lines = _count_lines(grp, len(members))
             tensors = [x for m in members for x in m.saved if x.is_tensor] if self.show_saved else []
             if tensors:
@@ -371,8 +387,9 @@ class _Builder:
             leaves = [m.leaf.name for m in members if m.leaf is not None and m.leaf.name]
             if leaves:
                 lines.append(_names_line("leaves", leaves))
-            g.node(f"b_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
+            at(grp.id).node(f"b_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
             self.used.add("repeat" if grp.repeats else "summary")
+        at.close()
         # next_functions edges, pointing from the input's node to its user (torchviz's way).
         edges = []
         for n in nodes:
@@ -440,19 +457,25 @@ class _Builder:
         pinned = roots | {v.id for v in s.values if v.named}
         # Reversed, so depth counts from the outputs, as in the backward graph: an input
         # used at step t of a loop then sits next to step t, not with the first inputs.
-        plan = collapse.plan(items, [(v, u) for u, v in edges], kind, weight, pinned, budget, fold=self.fold,
-                             roots=roots)
-        if plan.collapsed:
+        place = forward_places(s, constants)
+        plan = self._module_plan("forward", items, [(v, u) for u, v in edges], kind, weight, place, pinned, roots,
+                                 budget, len(s.ops), "ops", lambda m: kind[m] != "tensor")
+        if plan is None:
+            plan = collapse.plan(items, [(v, u) for u, v in edges], kind, weight, pinned, budget, fold=self.fold,
+                                 roots=roots)
+        if plan.collapsed and not place:
             if any(kind[m] != "tensor" for g in plan.groups for m in g.members):
                 note = self._collapse_note("forward", plan, len(s.ops), "ops", lambda m: kind[m] != "tensor")
             else:  # only tensors collapsed (a fan of named ones): count them, not "0 of 3 ops"
                 note = self._collapse_note("forward", plan, len(items) - len(s.ops), "tensors",
                                            lead=f"{len(s.ops):,} ops drawn")
             self.notes.append(note)
+        at = _Placer(g, plan, "f")
         for v in s.values:
             if v.id in constants or v.id in plan.group_of:
                 continue
-            self._value(g, v, v.id in roots)
+            self._value(at(v.id), v, v.id in roots)
+        declared = set()  # a Python number used by ops in two clusters is drawn in the first one's
         for op in s.ops:
             if op.id in plan.group_of:
                 continue
@@ -463,12 +486,17 @@ class _Builder:
             if op.during_backward:
                 attrs["style"] = "filled,dashed"
                 self.used.add("op_backward")
-            g.node(f"f_{op.id}", _label(*lines), **attrs)
+            at(op.id).node(f"f_{op.id}", _label(*lines), **attrs)
             self.used.add("op")
             for i in op.inputs:
-                if i in constants:
-                    g.node(f"f_{i}", _label(values[i].name), shape="plaintext", style="", fontcolor="gray30")
+                if i in constants and (i not in declared or not place):
+                    declared.add(i)
+                    at(op.id).node(f"f_{i}", _label(values[i].name), shape="plaintext", style="",
+                                   fontcolor="gray30")
         for grp in plan.groups:
+            if getattr(grp, "title", ()):
+                self._module_box(at(grp.id), f"f_{grp.id}", grp)
+                continue
             tensors = [values[m] for m in grp.members if kind[m] == "tensor"]
             ops = len(grp.members) - len(tensors)
             if ops:
@@ -480,8 +508,9 @@ class _Builder:
             named = [v.name for v in tensors if v.named]
             if named:
                 lines.append(_names_line("named", named))
-            g.node(f"f_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
+            at(grp.id).node(f"f_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
             self.used.add("repeat" if grp.repeats else "summary")
+        at.close()
         edges = []
         for op in s.ops:
             many = sum(1 for i in op.inputs if i not in constants) > 1
@@ -493,6 +522,37 @@ class _Builder:
                     edges.append((i, op.id, str(k) if many else None, None))
             edges += [(op.id, o, None, None) for o in op.outputs]
         _edges(g, "f_", edges, plan, self.used)
+
+    def _module_plan(self, which, items, edges, kind, weight, place, pinned, roots, budget, count, noun,
+                     counted=lambda m: True):
+        """Group by module when the snapshot knows its modules (None: it does not, the
+        picture is drawn as before): clusters, module boxes, folded repeats (``modules``)."""
+        if not place:
+            return None
+        plan = modules.plan(items, edges, kind, weight, place, self.snap.modules, roots=roots, pinned=pinned,
+                            budget=budget, depth=self.depth, fold=self.fold, noun=noun, repeats=bool(budget))
+        if plan.collapsed:
+            members = sum(1 for grp in plan.groups for m in grp.members if counted(m))
+            n = len(plan.groups)
+            note = (f"{which}: {count - members:,} {noun} drawn, {members:,} of {count:,} {noun} are collapsed "
+                    f"into {n} box{'es' if n != 1 else ''}, grouped by module at depth {plan.depth} of "
+                    f"{plan.levels} (--depth N to choose)")
+            if plan.summarized:
+                note += f"; {plan.summarized:,} in summaries to stay within {self.limit} boxes (--max-nodes)"
+            if plan.refused:
+                note += f"; {plan.refused} grouping{'s' if plan.refused != 1 else ''} left open, as folding " \
+                        "would have drawn a cycle"
+            self.notes.append(note)
+        return plan
+
+    def _module_box(self, g, name, grp):
+        """A module call, or a folded run of siblings or calls, as one box."""
+        if grp.repeats:
+            g.node(name, _label(*grp.title), shape="folder", fillcolor=SUMMARY)
+            self.used.add("module_repeat")
+        else:
+            g.node(name, _label(*grp.title), shape="box3d", fillcolor=MODULE)
+            self.used.add("module")
 
     def _value(self, g, v, is_root):
         lines = [v.name, _tensor_line(v.shape, v.dtype)]
@@ -544,6 +604,9 @@ class _Builder:
             ("summary", "collapsed", {"shape": "folder", "fillcolor": SUMMARY}),
             ("repeat", "×N repeated blocks,\\none drawn in full\\non either side", {"shape": "folder",
                                                                              "fillcolor": SUMMARY}),
+            ("module", "a module call,\\ncollapsed", {"shape": "box3d", "fillcolor": MODULE}),
+            ("module_repeat", "×N repeated modules\\nor calls: the first\\ndrawn, the rest here",
+             {"shape": "folder", "fillcolor": SUMMARY}),
             ("op_backward", "op run during\\nbackward", {"shape": "ellipse", "fillcolor": OP,
                                                        "style": "filled,dashed"}),
             ("arrow", "arrow: from an input\\nto what uses it", PLAIN),
@@ -565,6 +628,53 @@ class _Builder:
                 if prev is not None:
                     c.edge(prev, name, style="invis")
                 prev = name
+
+
+class _Placer:
+    """Where each drawn thing goes: the cluster of its module (``plan.cluster_of``),
+    nested as the plan's clusters are, or the view itself. Call ``close`` once every node
+    is placed and before the edges: it puts the clusters, innermost first, into their parents."""
+
+    def __init__(self, view, plan, prefix):
+        import graphviz
+        self.view, self.plan = view, plan
+        self.sub, level = {}, {}
+        for k, c in enumerate(getattr(plan, "clusters", ())):
+            d = graphviz.Digraph(name=f"cluster_{prefix}m{k}")
+            d.attr(label=_label(c.label), labeljust="l", fontsize="10",
+                   **(FOLD_FRAME if c.key.startswith("s:") else FRAME))
+            self.sub[c.key] = _Drawn(d, view.sketch, view.cluster)
+            level[c.key] = 1 + level.get(c.parent, 0)
+            view.sketch.frames = max(view.sketch.frames, level[c.key])  # nested frames: taller and wider
+
+    def __call__(self, unit):
+        key = getattr(self.plan, "cluster_of", {}).get(unit)
+        return self.sub[key] if key is not None else self.view
+
+    def close(self):
+        for c in reversed(getattr(self.plan, "clusters", ())):
+            parent = self.sub[c.parent].g if c.parent is not None else self.view.g
+            parent.subgraph(self.sub[c.key].g)
+
+
+def forward_places(snap, constants):
+    """(module, call) of each forward item: an op's own; a value's, the op that made it;
+    a parameter (a named leaf that needs grad), its first user's, so it sits in its module."""
+    place = {}
+    for op in snap.ops:
+        if op.module:
+            place[op.id] = (op.module, op.module_call)
+            for o in op.outputs:
+                place.setdefault(o, place[op.id])
+    if not place:
+        return place
+    made = {o for op in snap.ops for o in op.outputs}
+    params = {v.id for v in snap.values if v.is_leaf and v.requires_grad and v.named and v.id not in constants}
+    for op in snap.ops:
+        for i in op.inputs:
+            if i in params and i not in made and i not in place and op.id in place:
+                place[i] = place[op.id]
+    return place
 
 
 def _edges(g, prefix, edges, plan, used):
