@@ -44,6 +44,11 @@ LARGEST_SIDE = 8_000
 MIN_FONT_PX = 10.0
 MIN_BUDGET = 24  # boxes: collapsing stops here, however big the estimate
 MAX_PARALLEL = 8  # arrows between the same two boxes drawn one by one, at most; more are one '×k'
+# A default picture (--max-nodes N > 0) is always drawn, and never bigger than this:
+# Graphviz's size is checked after its layout, and the picture folded further if over.
+PICTURE_PIXELS = 30_000_000
+PICTURE_SIDE = 16_000
+RETRIES = 4  # layouts tried, each folded more, before a default picture is given up
 OVER = 1.5  # an estimate this far over the pixel budget is refused without a layout
 VIEWS = ("both", "forward", "backward")
 FORMATS = graph_options.EXTENSIONS  # extension -> format
@@ -157,18 +162,23 @@ class Graph:
         self.estimate = builder.estimate  # of the picture as built, before Graphviz's layout
 
     def save(self, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> RenderResult:
-        try:
+        if not self.max_nodes:  # every box, as asked: over the budget it is refused, never folded
             return write(self.source, path, max_pixels=max_pixels, timeout=timeout, notes=self.notes,
-                         estimate=None if self.max_nodes else self.estimate, keep_dot=not self.max_nodes)
-        except ImageTooLarge as e:
-            if not self.max_nodes or e.width is None:
-                raise
-            width, height = e.width, e.height
-        # The estimate was short of the truth: collapse by what Graphviz measured, once.
-        shrink = min(max_pixels / (width * height), MAX_SIDE / max(width, height)) * 0.7
-        self._compose(READABLE_PIXELS * shrink, READABLE_SIDE * shrink ** 0.5, LARGEST_PIXELS * shrink,
-                      LARGEST_SIDE * shrink ** 0.5)
-        return write(self.source, path, max_pixels=max_pixels, timeout=timeout, notes=self.notes)
+                         estimate=self.estimate)
+        # A default picture is always drawn, within PICTURE_PIXELS and PICTURE_SIDE: when
+        # the estimate was short of the truth, fold by what Graphviz measured, and again.
+        pixels, side = min(max_pixels, PICTURE_PIXELS), PICTURE_SIDE
+        factor = 1.0
+        for attempt in range(RETRIES + 1):
+            try:
+                return write(self.source, path, max_pixels=pixels, max_side=side, timeout=timeout,
+                             notes=self.notes, keep_dot=attempt == RETRIES)
+            except ImageTooLarge as e:
+                if e.width is None or attempt == RETRIES:
+                    raise
+                factor *= min(pixels / (e.width * e.height), side / max(e.width, e.height)) * 0.7
+            self._compose(READABLE_PIXELS * factor, READABLE_SIDE * factor ** 0.5, LARGEST_PIXELS * factor,
+                          LARGEST_SIDE * factor ** 0.5)
 
     def pipe(self, format="svg", *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> bytes:
         data, _, _ = draw(self.source, format, max_pixels, timeout)
@@ -775,7 +785,7 @@ def _names_line(what, names, limit=3):
 
 
 def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT, notes=(), estimate=None,
-          keep_dot=True) -> RenderResult:
+          keep_dot=True, max_side=MAX_SIDE) -> RenderResult:
     """Write DOT ``source`` to ``path``; the extension picks the format.
 
     estimate: the picture's estimated size; one far over the budget is refused before a
@@ -798,7 +808,7 @@ def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOU
             raise ImageTooLarge(f"refusing to lay out a picture of {estimate.text()} ({estimate.boxes:,} boxes; "
                                 f"the budget is {max_pixels:,} px and {MAX_SIDE:,} px a side); drop --max-nodes 0 "
                                 "to fold repeated structure, or choose .dot")
-        data, width, height = draw(source, fmt, max_pixels, timeout)
+        data, width, height = draw(source, fmt, max_pixels, timeout, max_side)
     except RenderError as e:
         if not keep_dot and isinstance(e, ImageTooLarge):
             raise

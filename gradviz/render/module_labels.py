@@ -6,8 +6,31 @@ Cluster keys: ``m:PATH`` for a module drawn open, ``s:K`` for the cluster around
 folded run of siblings (its first block drawn, the rest one box).
 """
 import re
+from dataclasses import dataclass
+from typing import Optional, Tuple
 
-from .modules import ModuleGroup, Cluster, call_of  # noqa: F401 - call_of for callers reading titles
+
+@dataclass(frozen=True, slots=True)
+class ModuleGroup:
+    """A box: a module call, a folded run of siblings or calls, or a collapse summary."""
+    id: str  # 'g0', 'g1', ... in the order of their first member
+    members: Tuple[str, ...]
+    counts: Tuple[Tuple[str, int], ...]  # (kind, count), most frequent first
+    weight: int
+    title: Tuple[str, ...] = ()  # 'model.h.3 (GPT2Block)'; empty: a collapse summary
+    repeats: int = 0  # blocks a folded run holds (0: a single module call or a summary)
+    cluster: Optional[str] = None  # key of the cluster it is drawn in
+
+    @property
+    def size(self):
+        return len(self.members)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    key: str
+    label: str
+    parent: Optional[str]
 
 ACCUMULATE = ("AccumulateGrad",)
 
@@ -24,7 +47,7 @@ def span(first, last):
     return f"{first} … {last}"
 
 
-class _Keys:
+class Keys:
     """Which cluster a module, a box or a fold is drawn in."""
 
     def __init__(self, g):
@@ -115,7 +138,7 @@ def title(keys, key, members, kind, noun):
 
 def build_groups(g, assign, noun):
     """(groups, group_of, cluster_of, clusters) of an assignment item -> key."""
-    keys = _Keys(g)
+    keys = Keys(g)
     by_key = {}
     for item in g.items:  # item order: groups are numbered by their first member
         key = assign.get(item)
@@ -171,7 +194,7 @@ def _common(chains):
 def merge_groups(g, groups, group_of, cluster_of, cplan, owner):
     """Fold ``collapse``'s summaries (over items and module boxes) into the groups:
     (groups, group_of, cluster_of, items summarised)."""
-    keys = _Keys(g)
+    keys = Keys(g)
     by_id = {grp.id: grp for grp in groups}
     merged = {}  # collapse group id -> [units]
     for unit, cid in owner.items():

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
 from . import collapse
+from .module_labels import (Cluster, Keys, ModuleGroup, build_groups, clusters_of,  # noqa: F401 - re-exported
+                            merge_groups)
 
 MIN_REPEATS = 3  # a run of siblings (or calls) folds when it holds this many blocks: one drawn, 2+ summarised
 MAX_PERIOD = 8  # the longest block of siblings looked for: (Linear, LayerNorm, GELU) is 3
@@ -79,29 +81,6 @@ def call_of(call, inner, outer):
     if inner.calls <= outer.calls:
         return min(call, outer.calls)
     return (call - 1) * outer.calls // inner.calls + 1
-
-
-@dataclass(frozen=True, slots=True)
-class ModuleGroup:
-    """A box: a module call, a folded run of siblings or calls, or a collapse summary."""
-    id: str  # 'g0', 'g1', ... in the order of their first member
-    members: Tuple[str, ...]
-    counts: Tuple[Tuple[str, int], ...]  # (kind, count), most frequent first
-    weight: int
-    title: Tuple[str, ...] = ()  # 'model.h.3 (GPT2Block)'; empty: a collapse summary
-    repeats: int = 0  # blocks a folded run holds (0: a single module call or a summary)
-    cluster: Optional[str] = None  # key of the cluster it is drawn in
-
-    @property
-    def size(self):
-        return len(self.members)
-
-
-@dataclass(frozen=True)
-class Cluster:
-    key: str
-    label: str
-    parent: Optional[str]
 
 
 @dataclass(frozen=True)
@@ -263,7 +242,6 @@ class _Graph:
         return self._topo
 
     def finish(self, assign, depth, levels, refused, pinned, budget, fold, noun):
-        from .module_labels import build_groups
         total = sum(self.weight[i] for i in self.items)
         groups, group_of, cluster_of, clusters = build_groups(self, assign, noun)
         summarized = 0
@@ -272,8 +250,7 @@ class _Graph:
             groups, group_of, cluster_of, summarized = _collapse_more(self, groups, group_of, cluster_of, pinned,
                                                                       budget, fold)
             after = sum(self.weight[i] for i in self.items if i not in group_of) + len(groups)
-            from .module_labels import _Keys, clusters_of
-            clusters = clusters_of(_Keys(self), cluster_of)
+            clusters = clusters_of(Keys(self), cluster_of)
         return ModulePlan(tuple(groups), group_of, cluster_of, tuple(clusters), total, after,
                           budget if budget and budget > 0 else 0, depth, levels, refused, summarized)
 
@@ -427,7 +404,6 @@ def _peel(units, succ, pred):
 def _collapse_more(g, groups, group_of, cluster_of, pinned, budget, fold):
     """Step 5: the grouped graph still has too many boxes: ``collapse`` its items and
     boxes (a box counts one), then refuse any summary that would make a cycle."""
-    from .module_labels import merge_groups
     units, seen = [], set()
     for i in g.items:
         r = group_of.get(i, i)
