@@ -126,6 +126,7 @@ class Graph:
         self._options = (show_saved, show_attrs, show_sites, legend, title, notes)
         self._highlight = frozenset(highlight)
         self.depth = depth
+        self._plans = {"backward": {}, "forward": {}}  # modules.plan's cache, per view, kept between budgets
         self._compose(READABLE_PIXELS, READABLE_SIDE, LARGEST_PIXELS, LARGEST_SIDE)
 
     def _compose(self, pixels, side, most_pixels, most_side):
@@ -134,7 +135,7 @@ class Graph:
         with ever smaller budgets (over ``most_pixels`` or ``most_side``)."""
         def build(fold, budget, unfolded=None):
             b = _Builder(self.snapshot, self.view, budget, *self._options, fold=fold, unfolded=unfolded,
-                         limit=self.max_nodes, depth=self.depth)
+                         limit=self.max_nodes, depth=self.depth, plans=self._plans)
             b.highlight = self._highlight
             with collapse.gc_paused():
                 source = b.build()
@@ -148,7 +149,12 @@ class Graph:
         if self.max_nodes and not fits(builder, pixels, side):
             first = builder.estimate
             budget = self.max_nodes  # folding loops alone: the box budget already held
-            builder, source = build(True, budget, first)
+            if builder.grouped:
+                # Grouped by module, repeats are folded already, and a shallower depth
+                # (a smaller budget) loses little: aim at the readable size at once.
+                most_pixels, most_side = pixels, side
+            else:
+                builder, source = build(True, budget, first)
             while not fits(builder, most_pixels, most_side) and budget > MIN_BUDGET:
                 e = builder.estimate
                 ratio = min(most_pixels / e.pixels, most_side / max(e.width, e.height)) ** 0.5
@@ -288,8 +294,10 @@ class _Drawn:
 
 class _Builder:
     def __init__(self, snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title, notes,
-                 fold=False, unfolded=None, limit=None, depth=None):
+                 fold=False, unfolded=None, limit=None, depth=None, plans=None):
         self.snap = snap
+        self.plans = plans or {"backward": {}, "forward": {}}
+        self.grouped = False  # a view was grouped by module
         self.depth = depth  # --depth: module levels drawn open (None: chosen by size)
         self.fold = fold  # fold loops even within the box budget: the picture was too big
         self.unfolded = unfolded  # the estimate before folding, for the notes
@@ -540,7 +548,9 @@ class _Builder:
         if not place:
             return None
         plan = modules.plan(items, edges, kind, weight, place, self.snap.modules, roots=roots, pinned=pinned,
-                            budget=budget, depth=self.depth, fold=self.fold, noun=noun, repeats=bool(budget))
+                            budget=budget, depth=self.depth, fold=self.fold, noun=noun, repeats=bool(budget),
+                            cache=self.plans[which])
+        self.grouped = True
         if plan.collapsed:
             members = sum(1 for grp in plan.groups for m in grp.members if counted(m))
             n = len(plan.groups)

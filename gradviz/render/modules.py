@@ -119,12 +119,18 @@ def has_modules(places) -> bool:
 
 
 def plan(items, edges, kind, weight, place, modules, *, roots=(), pinned=(), budget=300, depth=None,
-         fold=False, noun="nodes", repeats=True) -> ModulePlan:
+         fold=False, noun="nodes", repeats=True, cache=None) -> ModulePlan:
     """Group ``items`` by module (see the module's docstring). place: item -> (path, call)
     or None; modules: ModuleInfo tuple. depth None: the deepest that fits ``budget``.
-    repeats False: fold no repeated siblings or calls (--max-nodes 0 draws everything)."""
+    repeats False: fold no repeated siblings or calls (--max-nodes 0 draws everything).
+    cache: a dict kept between calls on the same graph (a picture tried at several
+    budgets): what does not depend on the budget is worked out once."""
     with collapse.gc_paused():
-        g = _Graph(list(items), edges, kind, weight, place, modules, set(roots), repeats)
+        g = cache.get(repeats) if cache is not None else None
+        if g is None:
+            g = _Graph(list(items), edges, kind, weight, place, modules, set(roots), repeats)
+            if cache is not None:
+                cache[repeats] = g
         levels = g.tree.levels
         if depth is None:
             depth = g.choose_depth(budget)
@@ -153,6 +159,7 @@ class _Graph:
                 self.pairs.setdefault((p[0], max(1, p[1])), []).append(item)
         self.folds = _find_folds(self) if repeats else _Folds()
         self._topo = None
+        self._hulls = {}  # (fold key, members) -> what lies between them: the same at every depth
 
     def assignment(self, depth, refused):
         """item -> group key for a depth, skipping refused keys: ('box', path, call), or a fold's key."""
@@ -189,7 +196,9 @@ class _Graph:
         if not budget or budget <= 0:
             return levels
         for depth in range(levels, -1, -1):
-            if self.boxes(self.assignment(depth, frozenset())) <= budget:
+            assign = self.assignment(depth, frozenset())
+            self._widen(assign)
+            if self.boxes(assign) <= budget:
                 return depth
         return 0
 
@@ -216,7 +225,10 @@ class _Graph:
         pos, succ, pred = self.topo()
         for key in sorted(by_key, key=lambda k: self.order[by_key[k][0]]):
             members = by_key[key]
-            for item in _between(members, pos, succ, pred):
+            hull = self._hulls.get((key, len(members)))
+            if hull is None:
+                hull = self._hulls[(key, len(members))] = _between(members, pos, succ, pred)
+            for item in hull:
                 if item not in assign and item not in self.roots:
                     assign[item] = key
 
