@@ -551,7 +551,7 @@ class _Builder:
                             budget=budget, depth=self.depth, fold=self.fold, noun=noun, repeats=bool(budget),
                             cache=self.plans[which])
         self.grouped = True
-        if plan.collapsed:
+        if plan.collapsed or plan.refused:
             members = sum(1 for grp in plan.groups for m in grp.members if counted(m))
             n = len(plan.groups)
             note = (f"{which}: {count - members:,} {noun} drawn, {members:,} of {count:,} {noun} are collapsed "
