@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
 from . import collapse
+from .options import DEFAULT_MAX_NODES
 from .module_labels import (Cluster, Keys, ModuleGroup, build_groups, clusters_of,  # noqa: F401 - re-exported
                             merge_groups)
 
@@ -118,7 +119,7 @@ def has_modules(places) -> bool:
     return any(p is not None for p in places.values())
 
 
-def plan(items, edges, kind, weight, place, modules, *, roots=(), pinned=(), budget=300, depth=None,
+def plan(items, edges, kind, weight, place, modules, *, roots=(), pinned=(), budget=DEFAULT_MAX_NODES, depth=None,
          fold=False, noun="nodes", repeats=True, cache=None) -> ModulePlan:
     """Group ``items`` by module (see the module's docstring). place: item -> (path, call)
     or None; modules: ModuleInfo tuple. depth None: the deepest that fits ``budget``.

@@ -35,11 +35,8 @@ def backward_tree(snap, *, max_depth=200, max_nodes=2000, max_children=12, width
                   show_sites=True, depth=None):
     """A rich renderable (a Group of Trees) of ``snap``'s backward graph, from its roots.
 
-    width: the columns it will be printed in (default: 100); it decides how deep one part
-    of the tree may indent before the rest continues as a new part.
-    depth: module levels shown open when the snapshot knows its modules (None: chosen so
-    the tree stays short); deeper modules, repeated blocks and a loop's later calls are
-    one line each, as in the picture.
+    width: the columns it is printed in (default: 100): how deep a part may indent.
+    depth: module levels shown open, as the picture's --depth (None: the tree stays short).
     """
     from rich.console import Group
     from rich.text import Text
