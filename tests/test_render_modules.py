@@ -177,11 +177,15 @@ def test_max_nodes_is_a_real_budget_for_grouped_graphs(max_nodes):
 def test_a_hundred_thousand_node_model_is_drawn_in_seconds(tmp_path, make):
     snap = make()
     assert len(snap.nodes) > 95_000
-    t0 = time.perf_counter()
-    r = dot.Graph(snap).save(tmp_path / "g.png")
-    took = time.perf_counter() - t0
-    assert took <= 10, took
-    assert r.width * r.height <= dot.PICTURE_PIXELS and max(r.width, r.height) <= dot.PICTURE_SIDE
+    # The backward graph of 100,000 nodes: within 10 s (about 2-3 s alone on the dev
+    # machine). Both views hold twice as much (the forward graph's 170,000 values and ops
+    # too): about 6-8 s alone, with room here for a loaded machine.
+    for view, limit in (("backward", 10), ("both", 15)):
+        t0 = time.perf_counter()
+        r = dot.Graph(snap, view=view).save(tmp_path / f"{view}.png")
+        took = time.perf_counter() - t0
+        assert took <= limit, (view, took)
+        assert r.width * r.height <= dot.PICTURE_PIXELS and max(r.width, r.height) <= dot.PICTURE_SIDE
 
 
 @pytest.mark.slow

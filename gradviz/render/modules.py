@@ -136,8 +136,7 @@ def plan(items, edges, kind, weight, place, modules, *, roots=(), pinned=(), bud
         if depth is None:
             depth = g.choose_depth(budget)
         depth = max(0, min(depth, levels))
-        assign, refused = g.acyclic_assignment(depth)
-        return g.finish(assign, depth, levels, refused, set(pinned), budget, fold, noun)
+        return g.finish(depth, levels, set(pinned), budget, fold, noun)
 
 
 class _Graph:
@@ -161,16 +160,22 @@ class _Graph:
         self.folds = _find_folds(self) if repeats else _Folds()
         self._topo = None
         self._hulls = {}  # (fold key, members) -> what lies between them: the same at every depth
+        self._boxes = {}  # depth -> boxes before any refusal or collapse
+        self._fold_members = {}
+        self._grouped = {}  # (depth, noun) -> what finish builds before collapsing: the same at every budget
 
     def assignment(self, depth, refused):
         """item -> group key for a depth, skipping refused keys: ('box', path, call), or a fold's key."""
         assign = {}
+        self._fold_members = {}  # fold key -> its pairs' item lists, for _widen (no second pass over items)
         for (path, call), members in self.pairs.items():
             key = self._key(path, call, depth, refused)
             if key is not None:
                 for m in members:
                     if m not in self.roots:
                         assign[m] = key
+                if key[0] != "box":
+                    self._fold_members.setdefault(key, []).append(members)
         return assign
 
     def _key(self, path, call, depth, refused):
@@ -197,9 +202,11 @@ class _Graph:
         if not budget or budget <= 0:
             return levels
         for depth in range(levels, -1, -1):
-            assign = self.assignment(depth, frozenset())
-            self._widen(assign)
-            if self.boxes(assign) <= budget:
+            if depth not in self._boxes:  # the same for every budget: a picture tries several
+                assign = self.assignment(depth, frozenset())
+                self._widen(assign)
+                self._boxes[depth] = self.boxes(assign)
+            if self._boxes[depth] <= budget:
                 return depth
         return 0
 
@@ -217,18 +224,16 @@ class _Graph:
 
     def _widen(self, assign):
         """Step 3: a fold's summary takes in the unboxed items between its members."""
-        by_key = {}
-        for item, key in assign.items():
-            if key[0] != "box":
-                by_key.setdefault(key, []).append(item)
+        by_key = self._fold_members
         if not by_key:
             return
         pos, succ, pred = self.topo()
-        for key in sorted(by_key, key=lambda k: self.order[by_key[k][0]]):
-            members = by_key[key]
-            hull = self._hulls.get((key, len(members)))
+        for key in sorted(by_key, key=lambda k: self.order[by_key[k][0][0]]):
+            size = sum(map(len, by_key[key]))
+            hull = self._hulls.get((key, size))
             if hull is None:
-                hull = self._hulls[(key, len(members))] = _between(members, pos, succ, pred)
+                members = [m for ms in by_key[key] for m in ms if m not in self.roots]
+                hull = self._hulls[(key, size)] = _between(members, pos, succ, pred) if members else []
             for item in hull:
                 if item not in assign and item not in self.roots:
                     assign[item] = key
@@ -254,11 +259,13 @@ class _Graph:
             self._topo = (pos, succ, pred)
         return self._topo
 
-    def finish(self, assign, depth, levels, refused, pinned, budget, fold, noun):
+    def finish(self, depth, levels, pinned, budget, fold, noun):
+        if (depth, noun) not in self._grouped:
+            assign, refused = self.acyclic_assignment(depth)
+            self._grouped[(depth, noun)] = (refused, self.boxes(assign), build_groups(self, assign, noun))
+        refused, after, (groups, group_of, cluster_of, clusters) = self._grouped[(depth, noun)]
         total = sum(self.weight[i] for i in self.items)
-        groups, group_of, cluster_of, clusters = build_groups(self, assign, noun)
         summarized = 0
-        after = self.boxes(assign)
         if budget and budget > 0 and (after > budget or fold):
             groups, group_of, cluster_of, summarized = _collapse_more(self, groups, group_of, cluster_of, pinned,
                                                                       budget, fold)
