@@ -200,6 +200,7 @@ def _engine_option(fn):
     return click.option("--engine", type=click.Choice(["gradviz", "torch"]), default="gradviz", show_default=True,
                         help=ENGINE_HELP)(fn)
 MAX_NODES = click.IntRange(min=0)
+DEPTH = click.IntRange(min=0)
 
 
 class _Seconds(click.ParamType):
@@ -262,7 +263,7 @@ def take_graph_options(params: dict) -> GraphOptions:
     """The GraphOptions of the flags ``graph_options`` adds, taken out of a command's ``params``."""
     return GraphOptions(output=params.pop("out"), view=params.pop("view"), max_nodes=params.pop("max_nodes"),
                         tree=params.pop("tree"), backward_twice=params.pop("backward_twice"),
-                        retain_graph=params.pop("retain_graph"))
+                        retain_graph=params.pop("retain_graph"), depth=params.pop("depth"))
 
 
 def graph_options(out_flags, out_help):
@@ -281,6 +282,10 @@ def graph_options(out_flags, out_help):
             click.option("--max-nodes", type=MAX_NODES, default=DEFAULT_MAX_NODES, show_default=True, metavar="N",
                          help="Box budget of the picture: past it, long chains and repeated structure are "
                               "collapsed into summary nodes ('×998 TanhBackward0'). 0 never collapses."),
+            click.option("--depth", type=DEPTH, default=None, metavar="N",
+                         help="Module levels drawn as nested boxes (clusters) when the graph was made by "
+                              "nn.Modules; deeper modules are one box each ('model.h.3 (GPT2Block)'). "
+                              "[default: the deepest that fits the picture]"),
             click.option("--tree", is_flag=True,
                          help="Also print the backward graph as a tree in the terminal."),
             click.option("--backward-twice", is_flag=True,

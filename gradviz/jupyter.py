@@ -270,7 +270,8 @@ def _display_report(ip, opts, watch, names, program, before, after, target) -> N
     who = visible_line(run_command.root_names(rep))  # a notebook renders escape sequences too
     print(f"Graph of {who}: {len(rep.snapshot.nodes)} backward nodes, {len(rep.snapshot.ops)} forward ops; "
           f"root chosen by {visible_line(rep.how)}")
-    graph = dot.Graph(rep.snapshot, view=opts.graph.view, max_nodes=opts.graph.max_nodes, notes=rep.picture_notes)
+    graph = dot.Graph(rep.snapshot, view=opts.graph.view, max_nodes=opts.graph.max_nodes, notes=rep.picture_notes,
+                      depth=opts.graph.depth)
     display(graph)
     if opts.graph.tree:
         print(_tree_text(rep.snapshot))

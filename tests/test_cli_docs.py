@@ -26,7 +26,7 @@ def test_docs_document_the_three_commands_and_the_exit_codes():
                           ("explain", "# `gradviz explain`"), ("cli", "# Commands and exit status")):
         assert doc(page).startswith(heading + "\n"), page
     docs = all_docs()
-    for option in ("--graph", "--root", "--view", "--max-nodes", "--tree", "--backward-twice", "--retain-graph",
+    for option in ("--graph", "--root", "--view", "--max-nodes", "--depth", "--tree", "--backward-twice", "--retain-graph",
                    "--lint", "--timeout", "--shape", "--var", "--seed", "--no-backward", "--json", "--list",
                    "--html", "--engine torch", "--precision", "--full-values", "--changed-only", "--cells"):
         assert option in docs, option

@@ -371,13 +371,13 @@ def write_graph(snap, target: Target, options: GraphOptions, *, notes=(), title=
         view = "backward"
     try:
         if target.stdout:
-            graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **drawing)
+            graph = dot.Graph(snap, view=view, max_nodes=max_nodes, depth=options.depth, **drawing)
             source = graph.source if graph.source.endswith("\n") else graph.source + "\n"
             sys.stdout.write(source)
             sys.stdout.flush()
             return GraphOutcome(source=source, notes=graph.notes)
         kwargs = {"timeout": timeout} if timeout else {}
-        graph = dot.Graph(snap, view=view, max_nodes=max_nodes, **drawing)
+        graph = dot.Graph(snap, view=view, max_nodes=max_nodes, depth=options.depth, **drawing)
         if not max_nodes:
             _warn_cost(graph, timeout or dot.DEFAULT_TIMEOUT)
         elif graph.estimate.seconds >= 1 and sys.stderr.isatty():  # progress, for people only

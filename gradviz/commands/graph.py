@@ -171,7 +171,8 @@ def _evaluate_and_show(opts, program, shape, specs, dtype, target, html_path, en
         if out.graph is not None and out.graph.error is not None:
             print(f"gradviz graph: error: {visible(out.graph.error.message)}", file=sys.stderr)
         if opts.graph.tree and out.snapshot is not None:
-            common.print_tree(streams, out.snapshot, show_sites=False)  # stderr: stdout has the JSON
+            # stderr: stdout has the JSON
+            common.print_tree(streams, out.snapshot, show_sites=False, depth=opts.graph.depth)
     else:
         _print(opts, streams, out, target)
         if html_path is not None:
@@ -352,7 +353,7 @@ def _print(opts, streams, out: Outcome, target) -> None:
         _print_expression_error(streams, out)
         return
     if out.snapshot is not None and (opts.graph.tree or target is None):
-        common.print_tree(streams, out.snapshot, show_sites=False)
+        common.print_tree(streams, out.snapshot, show_sites=False, depth=opts.graph.depth)
     if out.second is not None:
         common.print_second_backward(streams, out.second, common.freed_count(out.snapshot),
                                      out.evaluation.result_label)

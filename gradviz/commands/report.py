@@ -66,6 +66,7 @@ class _Pictures:
         """options: the command's GraphOptions (its view and box budget)."""
         self.total, self.done = total, 0
         self.view, self.max_nodes = options.view, options.max_nodes
+        self.depth = getattr(options, "depth", None)
         self.tty = total > 1 and _isatty(sys.stderr)
 
     def figure(self, snap, caption, notes=(), **options):
@@ -77,7 +78,8 @@ class _Pictures:
             sys.stderr.flush()
         view = self.view if snap.has_forward or self.view != "forward" else "backward"
         try:
-            graph = dot.Graph(snap, view=view, max_nodes=self.max_nodes, notes=tuple(notes), **options)
+            graph = dot.Graph(snap, view=view, max_nodes=self.max_nodes, notes=tuple(notes), depth=self.depth,
+                              **options)
             svg = graph.pipe("svg").decode("utf-8")
         except dot.RenderError as e:
             return html.Figure(caption, problem=str(e))

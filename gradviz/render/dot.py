@@ -21,7 +21,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Optional
 
-from . import collapse, estimate
+from . import collapse, estimate, modules
 from . import options as graph_options
 from ..safe_text import utf8, visible_line
 from .files import atomic_write
@@ -44,6 +44,11 @@ LARGEST_SIDE = 8_000
 MIN_FONT_PX = 10.0
 MIN_BUDGET = 24  # boxes: collapsing stops here, however big the estimate
 MAX_PARALLEL = 8  # arrows between the same two boxes drawn one by one, at most; more are one '×k'
+# A default picture (--max-nodes N > 0) is always drawn, and never bigger than this:
+# Graphviz's size is checked after its layout, and the picture folded further if over.
+PICTURE_PIXELS = 30_000_000
+PICTURE_SIDE = 16_000
+RETRIES = 4  # layouts tried, each folded more, before a default picture is given up
 OVER = 1.5  # an estimate this far over the pixel budget is refused without a layout
 VIEWS = ("both", "forward", "backward")
 FORMATS = graph_options.EXTENSIONS  # extension -> format
@@ -54,6 +59,9 @@ SAVED = "orange"
 NODE = "lightgrey"
 OP = "white"
 SUMMARY = "lightyellow"
+MODULE = "lightsteelblue1"  # a module call collapsed into one box
+FRAME = {"style": "rounded", "color": "steelblue", "fontcolor": "steelblue4"}  # a module's cluster
+FOLD_FRAME = {"style": "rounded,dashed", "color": "darkgoldenrod", "fontcolor": "darkgoldenrod4"}
 PLAIN = {"shape": "plaintext", "style": "", "fontsize": "9"}  # legend texts about arrows and lines
 FREED = {"fillcolor": "gray92", "color": "red3", "fontcolor": "gray40", "style": "filled,dashed"}
 STALE = {"fillcolor": "tomato", "color": "red3", "penwidth": "2"}
@@ -102,10 +110,12 @@ class Graph:
     title: the picture's first line; notes: more lines under it, e.g. the error a second
     backward raised (long lines are wrapped).
     highlight: backward node ids (``n3``) to draw as the failing node, never collapsed.
+    depth: module levels drawn as open clusters when the snapshot knows its modules
+    (None: the deepest that fits; see ``modules``); deeper modules are one box each.
     """
 
     def __init__(self, snap, view="both", max_nodes=DEFAULT_MAX_NODES, *, show_saved=True, show_attrs=False,
-                 show_sites=True, legend=True, title=None, notes=(), highlight=()):
+                 show_sites=True, legend=True, title=None, notes=(), highlight=(), depth=None):
         if view not in VIEWS:
             raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
         if view == "forward" and not snap.has_forward:
@@ -115,6 +125,8 @@ class Graph:
         self.max_nodes = max_nodes
         self._options = (show_saved, show_attrs, show_sites, legend, title, notes)
         self._highlight = frozenset(highlight)
+        self.depth = depth
+        self._plans = {"backward": {}, "forward": {}}  # modules.plan's cache, per view, kept between budgets
         self._compose(READABLE_PIXELS, READABLE_SIDE, LARGEST_PIXELS, LARGEST_SIDE)
 
     def _compose(self, pixels, side, most_pixels, most_side):
@@ -123,7 +135,7 @@ class Graph:
         with ever smaller budgets (over ``most_pixels`` or ``most_side``)."""
         def build(fold, budget, unfolded=None):
             b = _Builder(self.snapshot, self.view, budget, *self._options, fold=fold, unfolded=unfolded,
-                         limit=self.max_nodes)
+                         limit=self.max_nodes, depth=self.depth, plans=self._plans)
             b.highlight = self._highlight
             with collapse.gc_paused():
                 source = b.build()
@@ -137,7 +149,12 @@ class Graph:
         if self.max_nodes and not fits(builder, pixels, side):
             first = builder.estimate
             budget = self.max_nodes  # folding loops alone: the box budget already held
-            builder, source = build(True, budget, first)
+            if builder.grouped:
+                # Grouped by module, repeats are folded already, and a shallower depth
+                # (a smaller budget) loses little: aim at the readable size at once.
+                most_pixels, most_side = pixels, side
+            else:
+                builder, source = build(True, budget, first)
             while not fits(builder, most_pixels, most_side) and budget > MIN_BUDGET:
                 e = builder.estimate
                 ratio = min(most_pixels / e.pixels, most_side / max(e.width, e.height)) ** 0.5
@@ -151,18 +168,23 @@ class Graph:
         self.estimate = builder.estimate  # of the picture as built, before Graphviz's layout
 
     def save(self, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> RenderResult:
-        try:
+        if not self.max_nodes:  # every box, as asked: over the budget it is refused, never folded
             return write(self.source, path, max_pixels=max_pixels, timeout=timeout, notes=self.notes,
-                         estimate=None if self.max_nodes else self.estimate, keep_dot=not self.max_nodes)
-        except ImageTooLarge as e:
-            if not self.max_nodes or e.width is None:
-                raise
-            width, height = e.width, e.height
-        # The estimate was short of the truth: collapse by what Graphviz measured, once.
-        shrink = min(max_pixels / (width * height), MAX_SIDE / max(width, height)) * 0.7
-        self._compose(READABLE_PIXELS * shrink, READABLE_SIDE * shrink ** 0.5, LARGEST_PIXELS * shrink,
-                      LARGEST_SIDE * shrink ** 0.5)
-        return write(self.source, path, max_pixels=max_pixels, timeout=timeout, notes=self.notes)
+                         estimate=self.estimate)
+        # A default picture is always drawn, within PICTURE_PIXELS and PICTURE_SIDE: when
+        # the estimate was short of the truth, fold by what Graphviz measured, and again.
+        pixels, side = min(max_pixels, PICTURE_PIXELS), PICTURE_SIDE
+        factor = 1.0
+        for attempt in range(RETRIES + 1):
+            try:
+                return write(self.source, path, max_pixels=pixels, max_side=side, timeout=timeout,
+                             notes=self.notes, keep_dot=attempt == RETRIES)
+            except ImageTooLarge as e:
+                if e.width is None or attempt == RETRIES:
+                    raise
+                factor *= min(pixels / (e.width * e.height), side / max(e.width, e.height)) * 0.7
+            self._compose(READABLE_PIXELS * factor, READABLE_SIDE * factor ** 0.5, LARGEST_PIXELS * factor,
+                          LARGEST_SIDE * factor ** 0.5)
 
     def pipe(self, format="svg", *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> bytes:
         data, _, _ = draw(self.source, format, max_pixels, timeout)
@@ -272,8 +294,11 @@ class _Drawn:
 
 class _Builder:
     def __init__(self, snap, view, max_nodes, show_saved, show_attrs, show_sites, legend, title, notes,
-                 fold=False, unfolded=None, limit=None):
+                 fold=False, unfolded=None, limit=None, depth=None, plans=None):
         self.snap = snap
+        self.plans = plans or {"backward": {}, "forward": {}}
+        self.grouped = False  # a view was grouped by module
+        self.depth = depth  # --depth: module levels drawn open (None: chosen by size)
         self.fold = fold  # fold loops even within the box budget: the picture was too big
         self.unfolded = unfolded  # the estimate before folding, for the notes
         self.limit = max_nodes if limit is None else limit  # the user's --max-nodes
@@ -351,17 +376,26 @@ class _Builder:
         edges = [(n.id, e.target) for n in nodes for e in n.edges if e.target is not None]
         pinned = set(root_of) | {n.id for n in nodes if n.leaf is not None and n.leaf.name}
         pinned |= self.highlight
-        plan = collapse.plan([n.id for n in nodes], edges, {n.id: n.label_name for n in nodes}, weight, pinned,
-                             budget, fold=self.fold, roots=set(root_of))
-        if plan.collapsed:
-            self.notes.append(self._collapse_note("backward", plan, len(nodes), "nodes"))
+        kind = {n.id: n.label_name for n in nodes}
+        place = {n.id: (n.module, n.module_call) for n in nodes if n.module}
+        plan = self._module_plan("backward", [n.id for n in nodes], edges, kind, weight, place, pinned,
+                                 set(root_of) | self.highlight, budget, len(nodes), "nodes")
+        if plan is None:
+            plan = collapse.plan([n.id for n in nodes], edges, kind, weight, pinned, budget, fold=self.fold,
+                                 roots=set(root_of))
+            if plan.collapsed:
+                self.notes.append(self._collapse_note("backward", plan, len(nodes), "nodes"))
+        at = _Placer(g, plan, "b")
         for n in nodes:
             if n.id in plan.group_of:
                 continue
-            self._backward_node(g, n, saved[n.id])
+            self._backward_node(at(n.id), n, saved[n.id])
         by_id = {n.id: n for n in nodes}
         for grp in plan.groups:
             members = [by_id[m] for m in grp.members]
+            if getattr(grp, "title", ()):
+                self._module_box(at(grp.id), f"b_{grp.id}", grp)
+                continue
             lines = _count_lines(grp, len(members))
             tensors = [x for m in members for x in m.saved if x.is_tensor] if self.show_saved else []
             if tensors:
@@ -371,8 +405,9 @@ class _Builder:
             leaves = [m.leaf.name for m in members if m.leaf is not None and m.leaf.name]
             if leaves:
                 lines.append(_names_line("leaves", leaves))
-            g.node(f"b_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
+            at(grp.id).node(f"b_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
             self.used.add("repeat" if grp.repeats else "summary")
+        at.close()
         # next_functions edges, pointing from the input's node to its user (torchviz's way).
         edges = []
         for n in nodes:
@@ -440,19 +475,25 @@ class _Builder:
         pinned = roots | {v.id for v in s.values if v.named}
         # Reversed, so depth counts from the outputs, as in the backward graph: an input
         # used at step t of a loop then sits next to step t, not with the first inputs.
-        plan = collapse.plan(items, [(v, u) for u, v in edges], kind, weight, pinned, budget, fold=self.fold,
-                             roots=roots)
-        if plan.collapsed:
+        place = forward_places(s, constants)
+        plan = self._module_plan("forward", items, [(v, u) for u, v in edges], kind, weight, place, pinned, roots,
+                                 budget, len(s.ops), "ops", lambda m: kind[m] != "tensor")
+        if plan is None:
+            plan = collapse.plan(items, [(v, u) for u, v in edges], kind, weight, pinned, budget, fold=self.fold,
+                                 roots=roots)
+        if plan.collapsed and not place:
             if any(kind[m] != "tensor" for g in plan.groups for m in g.members):
                 note = self._collapse_note("forward", plan, len(s.ops), "ops", lambda m: kind[m] != "tensor")
             else:  # only tensors collapsed (a fan of named ones): count them, not "0 of 3 ops"
                 note = self._collapse_note("forward", plan, len(items) - len(s.ops), "tensors",
                                            lead=f"{len(s.ops):,} ops drawn")
             self.notes.append(note)
+        at = _Placer(g, plan, "f")
         for v in s.values:
             if v.id in constants or v.id in plan.group_of:
                 continue
-            self._value(g, v, v.id in roots)
+            self._value(at(v.id), v, v.id in roots)
+        declared = set()  # a Python number used by ops in two clusters is drawn in the first one's
         for op in s.ops:
             if op.id in plan.group_of:
                 continue
@@ -463,12 +504,17 @@ class _Builder:
             if op.during_backward:
                 attrs["style"] = "filled,dashed"
                 self.used.add("op_backward")
-            g.node(f"f_{op.id}", _label(*lines), **attrs)
+            at(op.id).node(f"f_{op.id}", _label(*lines), **attrs)
             self.used.add("op")
             for i in op.inputs:
-                if i in constants:
-                    g.node(f"f_{i}", _label(values[i].name), shape="plaintext", style="", fontcolor="gray30")
+                if i in constants and (i not in declared or not place):
+                    declared.add(i)
+                    at(op.id).node(f"f_{i}", _label(values[i].name), shape="plaintext", style="",
+                                   fontcolor="gray30")
         for grp in plan.groups:
+            if getattr(grp, "title", ()):
+                self._module_box(at(grp.id), f"f_{grp.id}", grp)
+                continue
             tensors = [values[m] for m in grp.members if kind[m] == "tensor"]
             ops = len(grp.members) - len(tensors)
             if ops:
@@ -480,8 +526,9 @@ class _Builder:
             named = [v.name for v in tensors if v.named]
             if named:
                 lines.append(_names_line("named", named))
-            g.node(f"f_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
+            at(grp.id).node(f"f_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
             self.used.add("repeat" if grp.repeats else "summary")
+        at.close()
         edges = []
         for op in s.ops:
             many = sum(1 for i in op.inputs if i not in constants) > 1
@@ -493,6 +540,39 @@ class _Builder:
                     edges.append((i, op.id, str(k) if many else None, None))
             edges += [(op.id, o, None, None) for o in op.outputs]
         _edges(g, "f_", edges, plan, self.used)
+
+    def _module_plan(self, which, items, edges, kind, weight, place, pinned, roots, budget, count, noun,
+                     counted=lambda m: True):
+        """Group by module when the snapshot knows its modules (None: it does not, the
+        picture is drawn as before): clusters, module boxes, folded repeats (``modules``)."""
+        if not place:
+            return None
+        plan = modules.plan(items, edges, kind, weight, place, self.snap.modules, roots=roots, pinned=pinned,
+                            budget=budget, depth=self.depth, fold=self.fold, noun=noun, repeats=bool(budget),
+                            cache=self.plans[which])
+        self.grouped = True
+        if plan.collapsed or plan.refused:
+            members = sum(1 for grp in plan.groups for m in grp.members if counted(m))
+            n = len(plan.groups)
+            note = (f"{which}: {count - members:,} {noun} drawn, {members:,} of {count:,} {noun} are collapsed "
+                    f"into {n} box{'es' if n != 1 else ''}, grouped by module at depth {plan.depth} of "
+                    f"{plan.levels} (--depth N to choose)")
+            if plan.summarized:
+                note += f"; {plan.summarized:,} in summaries to stay within {self.limit} boxes (--max-nodes)"
+            if plan.refused:
+                note += f"; {plan.refused} grouping{'s' if plan.refused != 1 else ''} left open, as folding " \
+                        "would have drawn a cycle"
+            self.notes.append(note)
+        return plan
+
+    def _module_box(self, g, name, grp):
+        """A module call, or a folded run of siblings or calls, as one box."""
+        if grp.repeats:
+            g.node(name, _label(*grp.title), shape="folder", fillcolor=SUMMARY)
+            self.used.add("module_repeat")
+        else:
+            g.node(name, _label(*grp.title), shape="box3d", fillcolor=MODULE)
+            self.used.add("module")
 
     def _value(self, g, v, is_root):
         lines = [v.name, _tensor_line(v.shape, v.dtype)]
@@ -544,6 +624,9 @@ class _Builder:
             ("summary", "collapsed", {"shape": "folder", "fillcolor": SUMMARY}),
             ("repeat", "×N repeated blocks,\\none drawn in full\\non either side", {"shape": "folder",
                                                                              "fillcolor": SUMMARY}),
+            ("module", "a module call,\\ncollapsed", {"shape": "box3d", "fillcolor": MODULE}),
+            ("module_repeat", "×N repeated modules\\nor calls: the first\\ndrawn, the rest here",
+             {"shape": "folder", "fillcolor": SUMMARY}),
             ("op_backward", "op run during\\nbackward", {"shape": "ellipse", "fillcolor": OP,
                                                        "style": "filled,dashed"}),
             ("arrow", "arrow: from an input\\nto what uses it", PLAIN),
@@ -565,6 +648,53 @@ class _Builder:
                 if prev is not None:
                     c.edge(prev, name, style="invis")
                 prev = name
+
+
+class _Placer:
+    """Where each drawn thing goes: the cluster of its module (``plan.cluster_of``),
+    nested as the plan's clusters are, or the view itself. Call ``close`` once every node
+    is placed and before the edges: it puts the clusters, innermost first, into their parents."""
+
+    def __init__(self, view, plan, prefix):
+        import graphviz
+        self.view, self.plan = view, plan
+        self.sub, level = {}, {}
+        for k, c in enumerate(getattr(plan, "clusters", ())):
+            d = graphviz.Digraph(name=f"cluster_{prefix}m{k}")
+            d.attr(label=_label(c.label), labeljust="l", fontsize="10",
+                   **(FOLD_FRAME if c.key.startswith("s:") else FRAME))
+            self.sub[c.key] = _Drawn(d, view.sketch, view.cluster)
+            level[c.key] = 1 + level.get(c.parent, 0)
+            view.sketch.frames = max(view.sketch.frames, level[c.key])  # nested frames: taller and wider
+
+    def __call__(self, unit):
+        key = getattr(self.plan, "cluster_of", {}).get(unit)
+        return self.sub[key] if key is not None else self.view
+
+    def close(self):
+        for c in reversed(getattr(self.plan, "clusters", ())):
+            parent = self.sub[c.parent].g if c.parent is not None else self.view.g
+            parent.subgraph(self.sub[c.key].g)
+
+
+def forward_places(snap, constants):
+    """(module, call) of each forward item: an op's own; a value's, the op that made it;
+    a parameter (a named leaf that needs grad), its first user's, so it sits in its module."""
+    place = {}
+    for op in snap.ops:
+        if op.module:
+            place[op.id] = (op.module, op.module_call)
+            for o in op.outputs:
+                place.setdefault(o, place[op.id])
+    if not place:
+        return place
+    made = {o for op in snap.ops for o in op.outputs}
+    params = {v.id for v in snap.values if v.is_leaf and v.requires_grad and v.named and v.id not in constants}
+    for op in snap.ops:
+        for i in op.inputs:
+            if i in params and i not in made and i not in place and op.id in place:
+                place[i] = place[op.id]
+    return place
 
 
 def _edges(g, prefix, edges, plan, used):
@@ -665,7 +795,7 @@ def _names_line(what, names, limit=3):
 
 
 def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT, notes=(), estimate=None,
-          keep_dot=True) -> RenderResult:
+          keep_dot=True, max_side=MAX_SIDE) -> RenderResult:
     """Write DOT ``source`` to ``path``; the extension picks the format.
 
     estimate: the picture's estimated size; one far over the budget is refused before a
@@ -688,7 +818,7 @@ def write(source, path, *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOU
             raise ImageTooLarge(f"refusing to lay out a picture of {estimate.text()} ({estimate.boxes:,} boxes; "
                                 f"the budget is {max_pixels:,} px and {MAX_SIDE:,} px a side); drop --max-nodes 0 "
                                 "to fold repeated structure, or choose .dot")
-        data, width, height = draw(source, fmt, max_pixels, timeout)
+        data, width, height = draw(source, fmt, max_pixels, timeout, max_side)
     except RenderError as e:
         if not keep_dot and isinstance(e, ImageTooLarge):
             raise

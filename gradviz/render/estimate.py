@@ -23,6 +23,8 @@ RANKSEP, NODESEP = 0.3 * POINTS, 0.25 * POINTS  # the picture's graph attributes
 MIN_WIDTH, MIN_HEIGHT = 0.75 * POINTS, 0.2 * POINTS  # Graphviz's minimum box (width default, height set)
 MARGIN_X, MARGIN_Y = 0.08 * POINTS, 0.04 * POINTS  # the picture's node margin
 CLUSTER_PAD = 16.0  # cluster margins and gaps, points
+FRAME_PAD = LINE * 10 + 2 * 8.0  # a module's cluster: its label line and margins, points
+FRAME_WIDEN = 0.2  # how much wider each level of nested clusters makes a picture
 # Graphviz packs a rank less tightly than side by side, and routes edges around boxes.
 WIDTH_SLACK = 1.05
 # dot's layout time, fitted on RNNs and MLPs of 100 to 1,100 boxes: a little per box, and
@@ -39,6 +41,7 @@ class Sketch:
     edges: list = field(default_factory=list)  # (src, dst, label or None)
     title_lines: int = 0
     fontsizes: set = field(default_factory=set)  # every font size the picture uses, points
+    frames: int = 0  # module clusters nested this deep (each adds a label and margins)
 
     def node(self, cluster, name, text, fontsize=10.0, shape="box"):
         self.clusters.setdefault(cluster, {})[name] = box_size(text, fontsize, shape)
@@ -107,7 +110,10 @@ def estimate(sketch: Sketch) -> Estimate:
         width += w + CLUSTER_PAD
         height = max(height, h)
         crossings += k
-    height += sketch.title_lines * LINE * 11 + 2 * CLUSTER_PAD
+    height += sketch.title_lines * LINE * 11 + 2 * CLUSTER_PAD + sketch.frames * FRAME_PAD
+    # Nested clusters keep their members together, so ranks pack less tightly: measured on
+    # pictures grouped by module (GPT-like, LSTM-like, MLPs), about a fifth wider per level.
+    width = width * (1 + FRAME_WIDEN * sketch.frames) + sketch.frames * 2 * CLUSTER_PAD
     scale = DPI / POINTS
     min_font = min(sketch.fontsizes) if sketch.fontsizes else 10.0
     return Estimate(max(1, round(width * scale)), max(1, round(height * scale)), sketch.boxes, min_font * scale,

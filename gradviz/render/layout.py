@@ -60,7 +60,7 @@ def backend() -> str:
 
 
 def draw(source: str, fmt: str, max_pixels: int = DEFAULT_MAX_PIXELS,
-         timeout: float = DEFAULT_TIMEOUT) -> tuple:
+         timeout: float = DEFAULT_TIMEOUT, max_side: int = MAX_SIDE) -> tuple:
     """(bytes, width px, height px) of DOT ``source`` drawn as ``fmt`` (svg, png or pdf)."""
     if fmt not in DRAWN_FORMATS:
         raise ValueError(f"cannot draw the format {fmt!r} (use {', '.join(DRAWN_FORMATS)})")
@@ -71,9 +71,10 @@ def draw(source: str, fmt: str, max_pixels: int = DEFAULT_MAX_PIXELS,
     layout_cmd, draw_cmd = _commands(which, fmt)
     laid_out = _run(layout_cmd, utf8(source), timeout, "lay out the graph")
     width, height = _size(laid_out.decode("utf-8", "replace"))
-    if width * height > max_pixels or max(width, height) > MAX_SIDE:
+    max_side = min(max_side, MAX_SIDE)
+    if width * height > max_pixels or max(width, height) > max_side:
         err = ImageTooLarge(f"refusing to render a {width:,} x {height:,} px picture (over the budget of "
-                            f"{max_pixels:,} px and {MAX_SIDE:,} px a side); lower --max-nodes or choose .dot")
+                            f"{max_pixels:,} px and {max_side:,} px a side); lower --max-nodes or choose .dot")
         err.width, err.height = width, height
         raise err
     data = _run(draw_cmd, laid_out, timeout, f"draw the {fmt.upper()}")

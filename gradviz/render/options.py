@@ -69,6 +69,7 @@ class GraphOptions:
     tree: bool = False  # --tree: also print the backward graph as a tree
     backward_twice: bool = False  # --backward-twice
     retain_graph: bool = False  # --retain-graph
+    depth: Optional[int] = None  # --depth: module levels drawn open (None: chosen from the picture's size)
 
     def picture_flags_given(self) -> list:
         """The flags that only shape a picture and were given ('--view', '--max-nodes'):

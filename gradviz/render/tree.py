@@ -21,21 +21,22 @@ import os
 
 from ..safe_text import visible_line as _v  # names from the script: shown, never obeyed
 
-from . import collapse
+from . import collapse, modules
 from .values import format_shape
 
 MIN_RUN = 3  # same-name single-child chains at least this long become one line
 GUIDE = 4  # columns rich's tree guides take per level
 LABEL_ROOM = 40  # columns kept for the label at the deepest indentation
 MIN_PART_DEPTH = 6  # levels per part, however narrow the terminal
+TREE_LINES = 110  # lines a tree grouped by module aims at (shared inputs shown again add some)
 
 
 def backward_tree(snap, *, max_depth=200, max_nodes=2000, max_children=12, width=None, show_saved=True,
-                  show_sites=True):
+                  show_sites=True, depth=None):
     """A rich renderable (a Group of Trees) of ``snap``'s backward graph, from its roots.
 
-    width: the columns it will be printed in (default: 100); it decides how deep one part
-    of the tree may indent before the rest continues as a new part.
+    width: the columns it is printed in (default: 100): how deep a part may indent.
+    depth: module levels shown open, as the picture's --depth (None: the tree stays short).
     """
     from rich.console import Group
     from rich.text import Text
@@ -45,7 +46,7 @@ def backward_tree(snap, *, max_depth=200, max_nodes=2000, max_children=12, width
     per_part = max(MIN_PART_DEPTH, (width - LABEL_ROOM) // GUIDE)
     nodes = {n.id: n for n in snap.nodes}
     names = _forward_names(snap)
-    loops = _loops(snap)
+    loops = _loops(snap, depth, show_saved)
     below = _heights(snap)
     roots = ", ".join(r.name or "?" for r in snap.roots) or "?"
     top = Tree(Text.assemble(("backward graph of ", "bold"), (_v(roots), "bold green")))
@@ -143,11 +144,17 @@ def print_tree(snap, console=None, **options):
 # --------------------------------------------------------------------------- structure
 
 
-def _loops(snap):
-    """The picture's repeat pass over the backward graph: which nodes are folded loops."""
+def _loops(snap, depth=None, show_saved=True):
+    """The picture's repeat pass over the backward graph: which nodes are folded loops;
+    with module info, the picture's grouping by module (``modules``) with a budget of lines."""
     nodes = snap.nodes
     edges = [(n.id, e.target) for n in nodes for e in n.edges if e.target is not None]
     roots = {r.node for r in snap.roots if r.node is not None}
+    place = {n.id: (n.module, n.module_call) for n in nodes if n.module}
+    if place:
+        lines = {n.id: 1 + (sum(1 for x in n.saved if x.is_tensor) if show_saved else 0) for n in nodes}
+        return modules.plan([n.id for n in nodes], edges, {n.id: n.label_name for n in nodes}, lines, place,
+                            snap.modules, roots=roots, pinned=roots, budget=TREE_LINES, depth=depth)
     plan = collapse.plan([n.id for n in nodes], edges, {n.id: n.label_name for n in nodes},
                          dict.fromkeys((n.id for n in nodes), 1), roots, budget=0, fold=True, roots=roots)
     return plan
@@ -243,6 +250,10 @@ def _loop_text(grp, edge):
     t = Text()
     if edge:
         t.append(edge, style="dim")
+    if getattr(grp, "title", ()):  # a module box or a folded run of modules or calls
+        t.append(_v(grp.title[0]), style="bold blue" if not grp.repeats else "bold yellow")
+        return t, Text(", " + _v(grp.title[1]), style="blue" if not grp.repeats else "yellow"), \
+            Text(f"  {grp.members[0]} … {grp.members[-1]}", style="dim")
     per = _per_block(grp)
     each = None
     if per is not None and len(per) == 1 and per[0][1] == 1:
@@ -277,7 +288,10 @@ def _node_text(node, edge, show_sites, names):
     detail = Text(f"  {node.id}", style="dim")
     if show_sites and node.site:
         detail.append(f"  {_v(os.path.basename(node.site[0]))}:{node.site[1]}", style="dim")
-    return [t + grad + detail, t + grad + Text(f"  {node.id}", style="dim"), t + grad, t]
+    ways = [t + grad + detail, t + grad + Text(f"  {node.id}", style="dim"), t + grad, t]
+    if node.module:  # which module made it, first to go when the line is too long
+        ways.insert(0, t + grad + detail + Text(f"  in {_v(node.module)}", style="dim blue"))
+    return ways
 
 
 def _ref_text(node, edge):
