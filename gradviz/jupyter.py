@@ -274,7 +274,7 @@ def _display_report(ip, opts, watch, names, program, before, after, target) -> N
                       depth=opts.graph.depth)
     display(graph)
     if opts.graph.tree:
-        print(_tree_text(rep.snapshot))
+        print(_tree_text(rep.snapshot, opts.graph.depth))
     if rep.first is not None and not rep.first.ok:
         print(f"Backward on {who} (run by gradviz for --backward-twice) raised:\n{visible(rep.first.error_line)}")
     if rep.second is not None:
@@ -287,11 +287,11 @@ def _display_report(ip, opts, watch, names, program, before, after, target) -> N
             print(common.describe_written(outcome))
 
 
-def _tree_text(snap) -> str:
+def _tree_text(snap, depth=None) -> str:
     from gradviz.render import tables, tree
 
     buf = io.StringIO()
-    tree.print_tree(snap, console=tables.make_console(buf, width=110))
+    tree.print_tree(snap, console=tables.make_console(buf, width=110), depth=depth)
     return buf.getvalue().rstrip("\n")
 
 

@@ -104,8 +104,10 @@ def test_loops_are_folded_once_the_picture_would_be_too_big():
         in g.source
     assert "×13 repeated blocks, each:\\n2 add\\n2 mm\\n1 tanh\\n6 tensors" in g.source
     assert any("loop of 13 repeats" in n and "readable" in n and "unfolded it would be about" in n for n in g.notes)
+    # An nn.Sequential's repeats are its modules: folded by module, the parameters inside
     m = dot.Graph(snap_of(MLP, 12))
-    assert "leaves: model.4.bias, model.4.weight, … model.22.weight (20)" in m.source
+    assert 'label="model.0–23 (Linear, ReLU) ×12"' in m.source
+    assert "×11 blocks of 2" in m.source
 
 
 def test_fold_finds_repeated_blocks_along_the_longest_path():
@@ -151,7 +153,8 @@ def test_tree_folds_loops_and_keeps_labels_whole(kind, src, T, width):
     lines = tree_lines(snap, width)
     assert all(len(line) <= width for line in lines)
     assert len(lines) < 80  # folded: the same few lines at 5 steps and at 60
-    assert any("repeated blocks" in line for line in lines)
+    # a loop of plain tensors folds as repeated blocks; an nn.Sequential's, by its modules
+    assert any("repeated blocks" in line or re.search(r"×\d+ blocks", line) for line in lines)
     # no label is broken over two lines: every line that names a node names it whole
     names = {n.label_name for n in snap.nodes}
     for line in lines:

@@ -242,7 +242,7 @@ def _present_json(opts: RunOptions, streams, rr: RunReport) -> int:
     if report is not None and report.outcome is not None and report.outcome.error is not None:
         _print_error(report.outcome.error)
     if report is not None and opts.graph.tree and report.snapshot is not None:
-        common.print_tree(streams, report.snapshot)  # stderr: stdout has the JSON
+        common.print_tree(streams, report.snapshot, depth=opts.graph.depth)  # stderr: stdout has the JSON
     if report is not None and report.tensors is not None:
         doc["tensors_after_second_backward"] = [jsonout.tensor_dict(t) for t in report.tensors]
     jsonout.write_json(doc, sys.stdout)
@@ -548,7 +548,7 @@ def _print_graph_report(opts, streams, rep: GraphReport, target) -> None:
     for note in rep.notes:
         streams.note(note)
     if opts.graph.tree or (opts.graph.backward_twice and target is None):
-        common.print_tree(streams, rep.snapshot)
+        common.print_tree(streams, rep.snapshot, depth=opts.graph.depth)
     if rep.first is not None and not rep.first.ok:
         con.print()
         print_text(con, f"Backward on {visible_line(root_names(rep))} (run by gradviz for --backward-twice) raised:",

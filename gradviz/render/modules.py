@@ -266,7 +266,11 @@ class _Graph:
         refused, after, (groups, group_of, cluster_of, clusters) = self._grouped[(depth, noun)]
         total = sum(self.weight[i] for i in self.items)
         summarized = 0
-        if budget and budget > 0 and (after > budget or fold):
+        # Within the budget, nothing more is collapsed, even when the picture is too big
+        # (``fold``): grouped by module, repeats are folded already, and the caller asks
+        # for a smaller budget, a shallower depth, which keeps the modules readable; the
+        # generic passes would fold the groups' own sequence away (one box for a GPT-2).
+        if budget and budget > 0 and after > budget:
             groups, group_of, cluster_of, summarized = _collapse_more(self, groups, group_of, cluster_of, pinned,
                                                                       budget, fold)
             after = sum(self.weight[i] for i in self.items if i not in group_of) + len(groups)

@@ -99,7 +99,7 @@ def backward_tree(snap, *, max_depth=200, max_nodes=2000, max_children=12, width
                 branch = parent.add(_fit([head + each + span, head + each], room))
             else:  # what a block holds, one kind a line, rather than cut
                 branch = parent.add(_fit([head + span, head], room))
-                for k, c in _per_block(grp) if each is not None else ():
+                for k, c in (_per_block(grp) or ()) if each is not None else ():
                     branch.add(Text(f"each: {c} {k}", style="yellow"))
             targets = _exits(grp, nodes, loops)
         else:
