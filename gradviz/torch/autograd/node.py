@@ -319,11 +319,12 @@ def _sig_field(index, doc):
     return property(get, set, doc=doc)
 
 
-def new_node(node_class):
+def new_node(node_class, _new=_new, _next_seq_nr=_SEQUENCE.__next__):
     """A node of ``node_class`` for the recorder to wire (edges, facts, saved slots): the one
-    place a recorded node is made. Without __init__'s frame: this runs for every op."""
+    place a recorded node is made. Without __init__'s frame, and with its helpers bound as
+    arguments (local reads): this runs for every op."""
     node = _new(node_class)
-    node._seq_nr = next(_SEQUENCE)
+    node._seq_nr = _next_seq_nr()
     node._freed_by = None
     return node
 
