@@ -97,10 +97,13 @@ def backward_tree(snap, *, max_depth=200, max_nodes=2000, max_children=12, width
             head, each, span = _loop_text(grp, edge)
             if each is not None and head.cell_len + each.cell_len <= room:
                 branch = parent.add(_fit([head + each + span, head + each], room))
-            else:  # what a block holds, one kind a line, rather than cut
+            else:  # what a block holds on lines of its own, rather than cut
                 branch = parent.add(_fit([head + span, head], room))
-                for k, c in (_per_block(grp) or ()) if each is not None else ():
-                    branch.add(Text(f"each: {c} {k}", style="yellow"))
+                if getattr(grp, "title", ()):  # a module box: its one-line summary
+                    branch.add(_fit(Text(_v(grp.title[1]), style=each.style), room - GUIDE))
+                else:  # a loop: one kind a line
+                    for k, c in (_per_block(grp) or ()) if each is not None else ():
+                        branch.add(Text(f"each: {c} {k}", style="yellow"))
             targets = _exits(grp, nodes, loops)
         else:
             seen.add(nid)
