@@ -84,6 +84,8 @@ def test_cells_timeout_root_tree_html_and_notebooks(tmp_path):
     r = invoke("run", NOTEBOOK, "--engine", "torch", "--html", page)
     assert r.exit_code == 1 and "Error in In [5] (cell 5 of 6), at line 2:" in r.stderr
     assert page.read_text().count("<svg") == 3
+    assert "A notebook run on the installed PyTorch (--engine torch)." in page.read_text()  # not "gradviz's engine"
+    assert "--engine torch" in page.read_text().split("</header>")[0]
     r = invoke("run", NOTEBOOK, "--engine", "torch", "--graph", tmp_path / "nb.svg")
     root, texts = check_svg(tmp_path / "nb.svg")
     assert "In [6]:3" in texts and "MulBackward0" in texts

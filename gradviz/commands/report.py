@@ -145,8 +145,11 @@ def run_page(opts, program, result, cell_graphs, rep, lint) -> str:
     if program.notes:
         summary.append(f"{len(program.notes)} IPython-only line{'s' if len(program.notes) != 1 else ''} not run")
     kind = "notebook" if program.notebook else "script"
-    return html.page(f"gradviz: {os.path.basename(program.path)}", _stamp(f"gradviz run {program.path}"),
-                     [f"A {kind} run in gradviz's engine."] + summary, sections)
+    on_torch = opts.engine == "torch"
+    command = f"gradviz run {program.path}" + (" --engine torch" if on_torch else "")
+    engine = "the installed PyTorch (--engine torch)" if on_torch else "gradviz's engine"
+    return html.page(f"gradviz: {os.path.basename(program.path)}", _stamp(command),
+                     [f"A {kind} run on {engine}."] + summary, sections)
 
 
 def _already_drawn(rep, cell_graphs) -> bool:
