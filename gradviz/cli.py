@@ -327,10 +327,14 @@ def graph_options(out_flags, out_help):
 @click.option("--html", "html", metavar="REPORT", default=None,
               help="Also write REPORT.html: one self-contained page with every cell's code, output, "
                    "errors (explained), tensors and graph.")
+@click.option("--by-module", is_flag=True,
+              help="Sum up the tensors named after a module (model.fc1.weight) in a row per module: "
+                   "how many, their elements, their gradients' 2-norm, how many lack a .grad. "
+                   "--depth N groups them N levels below the model.")
 @_engine_option
 @_command
 def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_values, graph, roots, lint, timeout,
-            html, engine):
+            html, by_module, engine):
     """Run SCRIPT with `import torch` resolving to gradviz's engine.
 
     SCRIPT is a PyTorch-style Python file or a Jupyter notebook (.ipynb). Lines starting
@@ -363,6 +367,7 @@ def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_v
       gradviz run train.py --graph - --view backward | dot -Tpng > g.png
       gradviz run train.py --timeout 30 --lint -- --epochs 1
       gradviz run model.py --engine torch --graph g.svg     # the real PyTorch graph
+      gradviz run samples/tiny_mlp.py --by-module            # gradient norm per module
 
     \b
     Exit status: 0 no cell raised, 1 a cell raised (or --timeout stopped it),
@@ -374,7 +379,7 @@ def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_v
     return command.run(command.RunOptions(
         script=script, script_args=tuple(script_args), as_json=as_json, cells=cells or changed_only,
         changed_only=changed_only, precision=precision, full_values=full_values, graph=graph,
-        roots=tuple(roots), lint=lint, timeout=timeout, html=html, engine=engine))
+        roots=tuple(roots), lint=lint, timeout=timeout, html=html, engine=engine, by_module=by_module))
 
 
 @cli.command("graph", context_settings=CONTEXT_SETTINGS)

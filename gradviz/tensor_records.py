@@ -4,7 +4,7 @@ rules of the conformance corpus's record.py. No engine import: a tensor of eithe
 (gradviz's or real PyTorch's) is read through its public methods."""
 import warnings
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 #: Tensors with more elements than this are recorded by their stats only (data is None).
 FULL_LIMIT = 1000
@@ -308,3 +308,36 @@ class DeltaDecoder:
         tensors.omitted = delta.omitted
         self._last = tensors
         return tensors
+
+
+@dataclass(frozen=True)
+class ModuleGrads:
+    """The tensors of one module summed up (``run --by-module``): a parameter or buffer is
+    named by its module's path (``model.fc1.weight``), as gradviz names them."""
+    path: str  # 'model.fc1', or shorter at a --depth
+    tensors: int
+    numel: int
+    grad_norm: Optional[float]  # the 2-norm of all their gradients together; None: none has one
+    without_grad: int  # tensors that require grad and have no .grad
+
+
+def by_module(tensors, depth: Optional[int] = None) -> Tuple[Tuple[ModuleGrads, ...], tuple]:
+    """(one ModuleGrads per module, in the order of their first tensor; the tensors that
+    belong to none: plain variables, ``xs[3]``). ``depth``: group by the module that many
+    levels below the root (0: the root), as ``--depth`` opens the picture's frames."""
+    groups, rest = {}, []
+    for t in tensors:
+        path, dot, _ = t.name.rpartition(".")
+        if not dot or "[" in t.name or not path:
+            rest.append(t)
+            continue
+        if depth is not None:
+            path = ".".join(path.split(".")[:depth + 1])
+        groups.setdefault(path, []).append(t)
+    rows = []
+    for path, members in groups.items():
+        norms = [t.grad.stats.norm for t in members if t.grad is not None and t.grad.stats.norm is not None]
+        rows.append(ModuleGrads(path, len(members), sum(t.numel for t in members),
+                                sum(n * n for n in norms) ** 0.5 if norms else None,
+                                sum(1 for t in members if t.requires_grad and t.grad is None)))
+    return tuple(rows), tuple(rest)

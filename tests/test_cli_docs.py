@@ -28,7 +28,8 @@ def test_docs_document_the_three_commands_and_the_exit_codes():
     docs = all_docs()
     for option in ("--graph", "--root", "--view", "--max-nodes", "--depth", "--tree", "--backward-twice", "--retain-graph",
                    "--lint", "--timeout", "--shape", "--var", "--seed", "--no-backward", "--json", "--list",
-                   "--html", "--engine torch", "--precision", "--full-values", "--changed-only", "--cells"):
+                   "--html", "--engine torch", "--precision", "--full-values", "--changed-only", "--cells",
+                   "--by-module"):
         assert option in docs, option
     for code in ("| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 130 |", "| 141 |"):
         assert code in doc("cli"), code

@@ -15,6 +15,7 @@ from typing import Optional
 
 from ..render.options import GraphOptions  # imports nothing of gradviz
 from ..safe_text import visible, visible_line  # names and paths printed: shown, never obeyed
+from ..tensor_records import by_module
 from . import EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
 from . import report as report_page
@@ -36,6 +37,7 @@ class RunOptions:
     timeout: Optional[float] = None
     html: Optional[str] = None  # --html REPORT
     engine: str = "gradviz"  # or 'torch': the installed PyTorch
+    by_module: bool = False  # --by-module: a module's tensors summed up in a row (at --depth)
 
 
 @dataclass
@@ -233,6 +235,8 @@ def _present_json(opts: RunOptions, streams, rr: RunReport) -> int:
         extra["graph"] = _graph_json(report, rr.target)
     if rr.lint is not None:
         extra["lint"] = rr.lint
+    if opts.by_module:
+        extra["modules"] = [jsonout.module_dict(m) for m in by_module(rr.tensors, opts.graph.depth)[0]]
     doc = jsonout.run_dict(result)
     doc.update(extra)
     if result.stopped in ("timeout", "interrupt"):
@@ -259,7 +263,13 @@ def _present_terminal(opts: RunOptions, program, names, streams, rr: RunReport) 
         title = f"Tensors after {opts.script}"
         if report is not None and report.second is not None and report.second.ok:
             title += " and a second backward"
-        tables.print_tensors(streams.report, tensors, title, hint=None if tensors else _locals_hint(names, program))
+        shown = tensors
+        if opts.by_module:
+            modules, shown = by_module(tensors, opts.graph.depth)
+        tables.print_tensors(streams.report, shown, title, hint=None if tensors else _locals_hint(names, program),
+                             empty="no named tensors outside modules" if tensors else "no named tensors")
+        if opts.by_module:
+            tables.print_modules(streams.report, modules, "By module")
     for line in tables.nonfinite_lines(tensors):
         streams.warn(line)
     if report is not None:

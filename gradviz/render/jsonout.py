@@ -46,6 +46,12 @@ def values_dict(v) -> dict:
     return d
 
 
+def module_dict(m) -> dict:
+    """A row of ``run --by-module`` (tensor_records.ModuleGrads)."""
+    return {"module": m.path, "tensors": m.tensors, "numel": m.numel, "grad_norm": m.grad_norm,
+            "without_grad": m.without_grad}
+
+
 def tensor_dict(t) -> dict:
     d = {
         "name": t.name,

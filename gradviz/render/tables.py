@@ -254,6 +254,27 @@ def print_tensors(console: Console, tensors, title: str, opts: Optional[ValueOpt
                                     f"{len(tensors):,})", style="dim"))
 
 
+def print_modules(console: Console, rows, title: str) -> None:
+    """``run --by-module``: a row per module (its tensors, their elements, the 2-norm of
+    their gradients, and how many that require grad have none)."""
+    console.print()
+    if not rows:
+        print_trimmed(console, Text(f"{visible_line(title)}: no tensor is named after a module"))
+        return
+    print_trimmed(console, Text(visible_line(title), style="bold"))
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+    table.add_column("module", overflow="fold")
+    for header in ("tensors", "elements", "grad norm", "no grad"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for row in rows:
+        table.add_row(Text(visible_line(row.path)), str(row.tensors), f"{row.numel:,}",
+                      format_number(row.grad_norm, "float64") if row.grad_norm is not None else "None",
+                      str(row.without_grad) if row.without_grad else "-")
+    print_trimmed(console, table)
+    print_trimmed(console, Text("grad norm: the 2-norm of all the module's gradients; no grad: its tensors "
+                                "that require grad but have no .grad", style="dim"))
+
+
 def print_trimmed(console: Console, renderable) -> None:
     """Print ``renderable`` wrapped to the console's width, without the blanks rich leaves
     at the end of its lines."""
