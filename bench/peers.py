@@ -39,7 +39,7 @@ PEERS_DIR = os.path.join(ROOT, "bench", ".peers")
 GRAPHVIZ_DEBS = ("graphviz", "libgvc6", "libcgraph6", "libcdt5", "libpathplan4", "libxdot4", "libgvpr2",
                  "liblab-gamut1", "libltdl7", "libgts-0.7-5", "libann0", "libgd3")
 PEER_PACKAGES = ("torchviz", "torchview", "torchlens")
-MODELS = ("gpt2_2", "gpt2_12", "bert", "unet", "resnet", "lstm_lm", "mlp50")
+MODELS = ("gpt2_2", "gpt2_12", "bert", "unet", "resnet", "vit", "lstm_lm", "lstmcell_lm", "mlp50")
 OWN_ENGINE = {"mlp50"}  # drawn by gradviz on its own engine (its default); the peers need real torch
 TOOLS = ("gradviz", "torchviz", "torchview", "torchlens")
 

@@ -1,0 +1,75 @@
+"""The default picture of real models (bench/models: transformers' GPT-2 and BERT, a
+diffusers UNet, hand-written ResNet, ViT and LSTM models, a 50-block MLP), on each engine
+that runs them: drawn, grouped by module with the groups labelled, repeated blocks and
+calls folded, acyclic, within the picture's limits."""
+import re
+import subprocess
+import sys
+from collections import defaultdict
+
+import pytest
+
+from _cli_helpers import ROOT
+
+MODELS = ROOT / "bench" / "models"
+PICTURE_PIXELS, PICTURE_SIDE = 30_000_000, 16_000
+
+CASES = [  # (model, engine, a label the picture must hold)
+    ("mlp50", "gradviz", "Sequential.0–149 (Linear, LayerNorm, GELU) ×50"),
+    ("lstmcell_lm", "gradviz", "StepwiseLM.cell (LSTMCell) calls 2–40 ×39"),
+    ("lstmcell_lm", "torch", "StepwiseLM.cell (LSTMCell) calls 2–40 ×39"),
+    ("resnet", "gradviz", "ResNet18.layer1 (Sequential)"),
+    ("resnet", "torch", "ResNet18.layer1 (Sequential)"),
+    ("vit", "gradviz", "ViT.blocks (Sequential)"),
+    ("vit", "torch", "ViT.blocks (Sequential)"),
+    ("gpt2_2", "torch", "GPT2LMHeadModel.transformer.h.0 (GPT2Block)"),
+    ("bert", "torch", "BertForMaskedLM.bert.encoder (BertEncoder)"),
+    ("unet", "torch", "UNet2DModel.down_blocks.0 (DownBlock2D)"),
+]
+
+
+def needs(model, engine):
+    if engine == "torch" or model in ("gpt2_2", "bert", "unet"):
+        pytest.importorskip("torch")
+    if model in ("gpt2_2", "bert"):
+        pytest.importorskip("transformers")
+    if model == "unet":
+        pytest.importorskip("diffusers")
+
+
+def cycles_in(dot_source):
+    """How many drawn boxes lie on a directed cycle (Kahn's algorithm, iterative)."""
+    succ, indeg, nodes = defaultdict(list), defaultdict(int), set()
+    for a, b in re.findall(r'^\s*("?[\w:]+"?) -> ("?[\w:]+"?)', dot_source, re.M):
+        succ[a].append(b)
+        indeg[b] += 1
+        nodes |= {a, b}
+    ready = [n for n in nodes if indeg[n] == 0]
+    seen = 0
+    while ready:
+        n = ready.pop()
+        seen += 1
+        for m in succ[n]:
+            indeg[m] -= 1
+            if indeg[m] == 0:
+                ready.append(m)
+    return len(nodes) - seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model, engine, label", CASES, ids=[f"{m}-{e}" for m, e, _ in CASES])
+def test_the_default_picture_of_a_real_model(tmp_path, model, engine, label):
+    needs(model, engine)
+    dot, png = tmp_path / "g.dot", tmp_path / "g.png"
+    script = str(MODELS / f"{model}.py")
+    for out in (dot, png):
+        p = subprocess.run([sys.executable, "-m", "gradviz", "run", script, "--engine", engine, "--graph", str(out)],
+                           capture_output=True, text=True, cwd=ROOT, timeout=300)
+        assert p.returncode == 0, p.stderr
+    source = dot.read_text()
+    assert label in source, (label, re.findall(r'label="([^"\\]*\(\w+\)[^"\\]*)', source)[:20])
+    assert "grouped by module" in p.stdout + p.stderr
+    assert cycles_in(source) == 0
+    from PIL import Image
+    with Image.open(png) as im:
+        assert im.width * im.height <= PICTURE_PIXELS and max(im.size) <= PICTURE_SIDE
