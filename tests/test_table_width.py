@@ -389,7 +389,7 @@ def test_readme_table_examples_are_the_real_output():
     readme = (ROOT / "docs" / "run.md").read_text(encoding="utf-8")
     section = readme.split("## The table: any width", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```\n\$ (?:COLUMNS=(\d+) )?gradviz (run [^\n]+)\n(.*?)```", section, re.S)
-    assert len(blocks) == 5
+    assert len(blocks) == 6
     for columns, command, shown in blocks:
         env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
         env.update({"NO_COLOR": "1", "TERM": "dumb", "PYTHONPATH": str(ROOT)})
