@@ -31,7 +31,8 @@ def _declarations(module):
     for node in module.tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and node.targets[0].id in DECLARATIONS:
-            out[node.targets[0].id] = ast.literal_eval(node.value)
+            value = node.value  # a tuple of names, or an earlier declaration (METHODS = EXPORTS)
+            out[node.targets[0].id] = out[value.id] if isinstance(value, ast.Name) else ast.literal_eval(value)
     return out
 
 

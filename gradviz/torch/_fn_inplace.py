@@ -17,17 +17,8 @@ EXPORTS = (
     "clamp_min_", "clamp_max_", "masked_fill_", "fmod_", "remainder_", "cumsum_", "nan_to_num_", "sqrt_", "resize_",
     "resize_as_", "addcmul_", "addcdiv_", "lerp_", "multiply_", "subtract_", "divide_", "true_divide_",
 )
-TORCH = (
-)
-METHODS = (
-    "add_", "sub_", "mul_", "div_", "clamp_", "clip_", "zero_", "fill_", "copy_", "exp_", "relu_", "sigmoid_", "tanh_",
-    "neg_", "pow_", "abs_", "absolute_", "sin_", "cos_", "tan_", "asin_", "arcsin_", "acos_", "arccos_", "atan_",
-    "arctan_", "sinh_", "cosh_", "log_", "log1p_", "log2_", "log10_", "expm1_", "erf_", "floor_", "ceil_", "round_",
-    "trunc_", "fix_", "frac_", "sign_", "sgn_", "reciprocal_", "rsqrt_", "negative_", "lgamma_", "digamma_", "square_",
-    "clamp_min_", "clamp_max_", "masked_fill_", "fmod_", "remainder_", "cumsum_", "nan_to_num_", "sqrt_", "resize_",
-    "resize_as_", "addcmul_", "addcdiv_", "lerp_", "multiply_", "subtract_", "divide_", "true_divide_",
-)
-
+TORCH = ()
+METHODS = EXPORTS  # every in-place op is a Tensor method
 
 
 def add_(self, other, *, alpha=1):

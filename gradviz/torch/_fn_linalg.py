@@ -16,10 +16,7 @@ EXPORTS = (
 TORCH = (
     "mm", "mv", "dot", "bmm", "addmm", "matmul", "outer", "trace",
 )
-METHODS = (
-    "mm", "mv", "dot", "bmm", "addmm", "matmul", "outer", "ger", "trace",
-)
-
+METHODS = EXPORTS  # every one of them is a Tensor method too
 
 
 def mm(input, mat2, *, out=None):
