@@ -44,6 +44,15 @@ def by_rel(rel: str) -> Module:
     return next(m for m in modules().values() if m.rel == rel)
 
 
+def import_source(module: Module, node: ast.ImportFrom) -> str:
+    """The absolute module a ``from ... import`` in ``module`` reads from."""
+    if not node.level:
+        return node.module or ""
+    base = module.package.split(".")
+    base = base[:len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imports(module: Module):
     """(imported module, [names], line) of every import in ``module``, at any depth, made
     absolute. ``from package import name`` imports the submodule ``package.name`` when
@@ -54,12 +63,7 @@ def imports(module: Module):
             for alias in node.names:
                 yield alias.name, [], node.lineno
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = module.package.split(".")
-                base = base[:len(base) - (node.level - 1)]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
+            source = import_source(module, node)
             for alias in node.names:
                 sub = f"{source}.{alias.name}"
                 yield (sub, [], node.lineno) if sub in known else (source, [alias.name], node.lineno)

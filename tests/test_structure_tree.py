@@ -16,7 +16,7 @@ test_structure_commands.py (test_import_gradviz_loads_nothing_heavy).
 """
 import ast
 
-from _source_tree import cycles, import_graph, imports, modules
+from _source_tree import cycles, import_graph, import_source, imports, modules
 
 MAX_FUNCTION_LINES = 120
 MAX_FILE_LINES = 1000
@@ -97,12 +97,7 @@ def _module_bindings(module) -> dict:
                 if alias.asname and alias.name in known:
                     bound[alias.asname] = alias.name
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = module.package.split(".")
-                base = base[:len(base) - (node.level - 1)]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
+            source = import_source(module, node)
             for alias in node.names:
                 if f"{source}.{alias.name}" in known:
                     bound[alias.asname or alias.name] = f"{source}.{alias.name}"
