@@ -287,7 +287,7 @@ def _fold(state, edges, roots):
     while segments and looked < MAX_LOOKS:
         looked += 1
         lo, hi = segments.pop()
-        found = _period(codes[lo:hi])
+        found = period(codes[lo:hi], 2 * KEEP_BLOCKS + MIN_FOLDED, MAX_PERIOD)
         if found is None:
             continue
         start, p, count = found
@@ -350,15 +350,15 @@ def _longest_path(nodes, edges, succ, skip, order):
     return path
 
 
-def _period(codes):
-    """(start, period, repeats) of the longest periodic stretch of ``codes`` with at least
-    2 * KEEP_BLOCKS + MIN_FOLDED repeats, or None. Shorter periods win ties."""
+def period(codes, need, max_period):
+    """(start, period, repeats) of the longest periodic stretch of ``codes`` (a numpy array of
+    ints) with at least ``need`` repeats of a period of at most ``max_period``, or None.
+    Shorter periods win ties. Loops along a spine here, repeated siblings in ``modules``."""
     import numpy as np
 
     n = len(codes)
-    need = 2 * KEEP_BLOCKS + MIN_FOLDED
     best = None
-    for p in range(1, min(MAX_PERIOD, n // need) + 1):
+    for p in range(1, min(max_period, n // need) + 1):
         eq = np.concatenate(([False], codes[:-p] == codes[p:], [False]))
         edges = np.flatnonzero(eq[1:] != eq[:-1])  # starts and ends of the runs of matches
         if not len(edges):

@@ -337,18 +337,12 @@ def _fold_siblings(folds, kids, codes, parent, tree):
 
 
 def _period(codes):
-    """(start, period, repeats) of the longest periodic stretch with MIN_REPEATS blocks or
-    more; shorter periods win ties. Sibling lists are short: plain loops will do."""
-    n = len(codes)
-    best = None
-    for p in range(1, min(MAX_PERIOD, n // MIN_REPEATS) + 1):
-        run = 0
-        for i in range(n - p):
-            run = run + 1 if codes[i] == codes[i + p] else 0
-            reps = (run + p) // p
-            if reps >= MIN_REPEATS and (best is None or reps * p > best[1] * best[2]):
-                best = (i + 1 - run, p, reps)
-    return best
+    """collapse.period over siblings' codes (tuples: numbered in order of appearance)."""
+    import numpy as np
+
+    numbers = {}
+    return collapse.period(np.array([numbers.setdefault(c, len(numbers)) for c in codes], dtype=np.int64),
+                           MIN_REPEATS, MAX_PERIOD)
 
 
 def _fold_calls(folds, path, mod, sigs):
