@@ -71,7 +71,7 @@ def peer_env():
     libs = os.path.join(graphviz, "lib", "x86_64-linux-gnu")
     env["PATH"] = os.path.join(graphviz, "bin") + os.pathsep + env.get("PATH", "")
     env["LD_LIBRARY_PATH"] = os.pathsep.join([libs, os.path.join(libs, "graphviz"), env.get("LD_LIBRARY_PATH", "")])
-    env["PYTHONPATH"] = os.pathsep.join([os.path.join(PEERS_DIR, "site"), ROOT])
+    env["PYTHONPATH"] = os.path.join(PEERS_DIR, "site")
     return env
 
 
@@ -79,7 +79,8 @@ def peer_env():
 def draw_with_peer(tool, model_name, out):
     """In the worker process: the peer's default picture of the model, as ``out`` (PNG)."""
     import importlib
-    model = importlib.import_module(f"bench.models.{model_name}").build()
+    sys.path.insert(0, MODELS_DIR)  # the model scripts import each other as scripts do
+    model = importlib.import_module(model_name).build()
     stem = out[:-len(".png")]
     if tool == "torchviz":
         from torchviz import make_dot
@@ -163,7 +164,6 @@ def _outcome(row):
 
 def main(argv):
     if argv[:1] == ["--worker"]:
-        sys.path.insert(0, ROOT)
         draw_with_peer(*argv[1:4])
         return
     ap = argparse.ArgumentParser(prog="bench/peers.py", description=__doc__.split("\n")[0],

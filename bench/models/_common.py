@@ -1,4 +1,10 @@
-"""What every model script of the benchmark shares: the Model it hands bench/peers.py."""
+"""Real models for the side-by-side benchmark (bench/peers.py) and for trying gradviz by hand:
+each module is a plain script (``gradviz run bench/models/gpt2_12.py``) and offers
+``build() -> Model`` to the benchmark. All are built from their configs with random weights:
+nothing is downloaded.
+
+This module is what they share: the Model each hands bench/peers.py (which imports them
+with this folder on sys.path, as Python and ``gradviz run`` do for a script), and main()."""
 from dataclasses import dataclass
 from typing import Callable, Tuple
 

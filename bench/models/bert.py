@@ -2,10 +2,7 @@
 import torch
 from transformers import BertConfig, BertForMaskedLM
 
-try:
-    from ._common import Model, main
-except ImportError:  # run as a script
-    from _common import Model, main
+from _common import Model, main
 
 
 def build():

@@ -1,10 +1,6 @@
 """transformers' GPT-2 with its 12 layers and widths (GPT-2 small, 124M parameters), random weights."""
-try:
-    from .gpt2_2 import build as _build
-    from ._common import main
-except ImportError:  # run as a script
-    from gpt2_2 import build as _build
-    from _common import main
+from gpt2_2 import build as _build
+from _common import main
 
 
 def build():

@@ -3,10 +3,7 @@ cell module called 40 times, its steps folded in the picture."""
 import torch
 from torch import nn
 
-try:
-    from ._common import Model, main
-except ImportError:  # run as a script
-    from _common import Model, main
+from _common import Model, main
 
 
 class StepwiseLM(nn.Module):

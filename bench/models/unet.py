@@ -2,10 +2,7 @@
 import torch
 from diffusers import UNet2DModel
 
-try:
-    from ._common import Model, main
-except ImportError:  # run as a script
-    from _common import Model, main
+from _common import Model, main
 
 
 def build():
