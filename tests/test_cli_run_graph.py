@@ -77,7 +77,7 @@ def test_png_and_svg_render(tmp_path):
     w, h = check_png(tmp_path / "seed.png")
     assert 500 < w < 8000 and 300 < h < 8000
     _, texts = check_svg(tmp_path / "seed.svg")
-    for word in ("MulBackward0", "AccumulateGrad", "RsubBackward1", "w3*b", "legend"):
+    for word in ("MulBackward0", "AccumulateGrad", "RsubBackward1", "w3 * b", "legend"):
         assert word in texts, word
 
 

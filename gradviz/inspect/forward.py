@@ -6,7 +6,7 @@ It reads only the recorder interface that ``Recorder`` and ``TorchRecorder`` bot
 ``ops``, ``op``, ``value``, ``value_of``, ``op_for_node``, ``node_of``, ``op_params`` and
 ``grad_info``.
 """
-from . import expr
+from . import calls, expr
 from .model import ForwardOp, Value
 from .modules import SnapshotModules
 from .records import site
@@ -30,43 +30,156 @@ class Forward:
                     rec = recorder.value(op.outputs[nr])
             if rec is not None:
                 wanted.add(rec.serial)
+        wanted_roots = set(wanted)
         # One sweep from the last op back: an op is kept when it made a wanted value.
         kept = []
+        self._used_later = {}  # value serial -> the calls that read it
         for op in reversed(ops):
             if any(s in wanted for s in op.outputs):
                 kept.append(op)
                 wanted.update(op.inputs)
+                for s in op.inputs:
+                    users = self._used_later.setdefault(s, set())
+                    users.add(op.call)
         kept.reverse()
+        self._composite = set()  # calls that made more than one op (some may not be kept)
+        calls_seen = set()
+        for op in ops:
+            if op.call in calls_seen:
+                self._composite.add(op.call)
+            calls_seen.add(op.call)
         self.ids = {}  # value serial -> 'v<k>'
-        values, fops = [], []
+        self._texts = {}  # (file, span) -> source text, once per place
         exprs, intern = {}, {}
-        for op in kept:
-            node = self.recorder.node_of(op)
-            for s in op.inputs + op.outputs:
+        fops = []
+        for group in _calls(kept):
+            inputs, outputs = self._call_values(group, wanted_roots, names)
+            for s in inputs + outputs:
                 if s not in self.ids:
                     self.ids[s] = f"v{len(self.ids)}"
-            operands = [exprs.get(s) or self._source_expr(s, names, exprs) for s in op.inputs]
-            params = self.recorder.op_params(node) if op.name.startswith("pow") and node is not None else None
-            multi = len(op.outputs) > 1
-            for nr, s in enumerate(op.outputs):
-                named = self._name_of(s, names)
-                if named:
-                    exprs[s] = expr.atom(named)
-                else:
-                    e = expr.build(op.name, operands, params, nr if multi else None)
-                    exprs[s] = intern.setdefault(e, e)  # a chain repeats 'tanh(…)' 100,000 times
+            operands = [exprs.get(s) or self._source_expr(s, names, exprs) for s in inputs]
+            first, last = group[0], group[-1]
+            text = self._text(first)
+            if text is not None:
+                self._label_operands(text, inputs, operands, names, exprs)
+            for op in group:  # every value gets an expression: saved slots of inner ops show it
+                self._name_outputs(op, group, operands if len(group) == 1 else None, names, exprs, intern)
+            multi = len(outputs) > 1
+            for nr, s in enumerate(outputs):
+                if self._name_of(s, names):
+                    continue
+                if text is not None:
+                    exprs[s] = (text + f"[{nr}]", expr.ATOM) if multi else _atom(text)
+                elif len(group) > 1 or outputs != list(first.outputs):
+                    e = expr.build(first.call_name, operands, None, nr if multi else None)
+                    exprs[s] = intern.setdefault(e, e)
+            node = None
+            for op in group:
+                n = self.recorder.node_of(op)
+                if n is not None:
+                    self.op_by_node[id(n)] = op
+                    if node is None or (outputs and outputs[0] in op.outputs):
+                        node = n
             node_id = index.get(id(node)) if node is not None else None
-            if node is not None:
-                self.op_by_node[id(node)] = op
-            fops.append(ForwardOp(f"f{len(fops)}", op.name, op.node_name, tuple(self.ids[s] for s in op.inputs),
-                                  tuple(self.ids[s] for s in op.outputs), site(op.site), node_id,
-                                  op.during_backward, *self.modules.of_op(op)))
-        for s in self.ids:  # ids were given in first-appearance order
-            values.append(self._value(s, names, exprs))
+            name = self._call_name(group)
+            fops.append(ForwardOp(f"f{len(fops)}", name, last.node_name, tuple(self.ids[s] for s in inputs),
+                                  tuple(self.ids[s] for s in outputs), site(first.site), node_id,
+                                  first.during_backward, *self.modules.of_op(first)))
+        values = [self._value(s, names, exprs) for s in self.ids]  # ids were given in first-appearance order
         self.values = tuple(values)
         self.ops = tuple(fops)
         self._names = {s: v.name for s, v in zip(self.ids, self.values)}
         self._named = {s for s, v in zip(self.ids, self.values) if v.named}
+
+    def _call_name(self, group):
+        """The op's name: the function called (``linear``, ``matmul``), as PyTorch's
+        TorchFunctionMode names it; ``t[...]`` that made one node by that node (``slice``,
+        ``select``); a custom Function as ``MyExp.apply``."""
+        first, last = group[0], group[-1]
+        if last.during_backward or not first.call_name or (len(group) == 1 and last.name.endswith(".apply")):
+            return last.name
+        if first.call_name == "index" and len(group) == 1 and first.call not in self._composite \
+                and len(getattr(first, "nodes", ())) < 2:
+            return calls.node_op_name(first.node_name)
+        return first.call_name
+
+    def _call_values(self, group, wanted_roots, names):
+        """(inputs, outputs) value serials of one call: what it read from outside and
+        what it gave back (used by a later call, a root, named, else its last op's
+        results); a composite's intermediates stay inside it."""
+        op = group[0]
+        if len(group) == 1 and op.call not in self._composite and (len(op.outputs) == 1 or op.call_name == op.name):
+            return self._in_argument_order(op), list(op.outputs)
+        # A composite, or a function that is more than its node's op (batch_norm's node also
+        # gives the batch's statistics): what the code after it reads.
+        made = {}
+        for op in group:
+            for s in op.outputs:
+                made[s] = op
+        if group[0].call_args is not None:
+            inputs = [s for s in group[0].call_args if self.recorder.value(s) is not None]
+        else:
+            inputs = []
+            for op in group:
+                for s in op.inputs:
+                    if s not in made and s not in inputs:
+                        inputs.append(s)
+        call = group[0].call
+        outputs = [s for s in made if s in wanted_roots or self._name_of(s, names)
+                   or any(c != call for c in self._used_later.get(s, ()))]
+        return inputs, outputs or list(group[-1].outputs)
+
+    def _in_argument_order(self, op):
+        """A one-node call's inputs, its tensors in the order of the function's arguments
+        (``embedding(input, weight)``; its node takes the weight first), numbers in place."""
+        inputs = list(op.inputs)
+        if op.call_args is None:
+            return inputs
+        tensors = [k for k, s in enumerate(inputs) if (rec := self.recorder.value(s)) is not None and rec.const is None]
+        if sorted(inputs[k] for k in tensors) != sorted(op.call_args):
+            return inputs
+        for k, s in zip(tensors, op.call_args):
+            inputs[k] = s
+        return inputs
+
+    def _name_outputs(self, op, group, operands, names, exprs, intern):
+        """The built expression of each of ``op``'s results (``w1*a``), unless named."""
+        if operands is None:
+            operands = [exprs.get(s) or self._source_expr(s, names, exprs) for s in op.inputs]
+        node = self.recorder.node_of(op)
+        params = self.recorder.op_params(node) if op.name.startswith("pow") and node is not None else None
+        name = self._call_name(group) if len(group) == 1 else op.name
+        multi = len(op.outputs) > 1
+        for nr, s in enumerate(op.outputs):
+            named = self._name_of(s, names)
+            if named:
+                exprs[s] = expr.atom(named)
+            else:
+                e = expr.build(name, operands, params, nr if multi else None)
+                exprs[s] = intern.setdefault(e, e)  # a chain repeats 'tanh(…)' 100,000 times
+
+    def _label_operands(self, text, inputs, operands, names, exprs):
+        """Unnamed tensors a call reads, named by their text in the call: ``xs[t]`` of
+        ``xs[t] @ W_xh``, when the call's tensor operands line up with its inputs."""
+        texts = calls.operand_texts(text)
+        if texts is None:
+            return
+        tensors = [k for k, s in enumerate(inputs) if (rec := self.recorder.value(s)) is not None and rec.const is None]
+        if len(texts) != len(tensors):
+            return
+        for k, label in zip(tensors, texts):
+            s = inputs[k]
+            if operands[k][0] in ("tensor", "leaf") and label and len(label) <= calls.MAX_TEXT:
+                operands[k] = exprs[s] = _atom(label)
+
+    def _text(self, op):
+        """The source text of the call ``op`` began, where the user's line made it."""
+        if op.span is None or not op.site:
+            return None
+        key = (op.site[0], op.span)
+        if key not in self._texts:
+            self._texts[key] = calls.source_text(*key)
+        return self._texts[key]
 
     def _source_expr(self, s, names, exprs):
         rec = self.recorder.value(s)
@@ -148,3 +261,19 @@ class Forward:
             for nr, s in enumerate(op.outputs):
                 if s in self._named:
                     yield self.index[id(node)], nr, self._names[s]
+
+
+def _calls(ops):
+    """Consecutive ops of one torch-level call, grouped (ops a backward made stay alone)."""
+    groups = []
+    for op in ops:
+        if groups and not op.during_backward and op.call == groups[-1][0].call:
+            groups[-1].append(op)
+        else:
+            groups.append([op])
+    return groups
+
+
+def _atom(text):
+    """Source text as an operand of a built expression, parenthesised where it needs it."""
+    return (text, expr.SUM if calls.parse(text)[0] else expr.ATOM)

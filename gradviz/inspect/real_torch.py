@@ -28,6 +28,8 @@ import sys
 import weakref
 
 from ..frame_lines import line_of
+from .calls import op_name as _op_name_of
+from .calls import span_of
 from .engines import is_gradviz_alias as _is_gradviz_alias
 from .engines import is_real_node as _is_real_node
 from .engines import real_torch_module as _real_torch
@@ -154,12 +156,14 @@ class TorchRecorder:
         self._slots = {}  # node type -> its saved slot names
         self._sites = {}
         self._skip = _internal_dirs(self.torch)
+        self._scaffolding = _scaffolding(self.torch)
         self.tracker = ModuleTracker(self.torch, on_error=self._error)  # which module call runs each op
 
     def __enter__(self):
         self._mode = _mode_class(self.torch)(self)
         self._mode.__enter__()
         ACTIVE.append(self)
+        self._unpatch = _watch_function_apply(self.torch, self)
         try:
             self.tracker.start()
         except Exception as e:  # noqa: BLE001 - without it the ops just have no module
@@ -172,6 +176,9 @@ class TorchRecorder:
 
     def close(self):
         mode, self._mode = self._mode, None
+        unpatch, self._unpatch = getattr(self, "_unpatch", None), None
+        if unpatch is not None:
+            unpatch()
         self.tracker.stop()
         if mode is not None:
             mode.__exit__(None, None, None)
@@ -189,15 +196,25 @@ class TorchRecorder:
         except Exception as e:  # noqa: BLE001 - see the class docstring
             self._error("on_call", e)
 
-    def _on_call(self, func, args, kwargs, out):
+    def on_function(self, cls, args, kwargs, out):
+        """A custom ``autograd.Function``'s apply returned (no torch function sees it)."""
+        try:
+            self._on_call(cls.apply, args, kwargs, out, cls.__name__ + ".apply")
+        except Exception as e:  # noqa: BLE001 - see the class docstring
+            self._error("on_function", e)
+
+    def _on_call(self, func, args, kwargs, out, name=None):
         Tensor = self.torch.Tensor
         outs = [t for t in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(t, Tensor)]
         made = [t for t in outs if _grad_fn(t) is not None]
         if not made:
             return
-        new_nodes = self._new_nodes([_grad_fn(t) for t in made])
+        node = _grad_fn(made[0])
+        new_nodes = self._new_nodes([_grad_fn(t) for t in made], functions=name is not None)
         if not new_nodes:
             return
+        own = _seq(node)  # the node of the first result made is the call's own
+        new_nodes.sort(key=lambda n: _seq(n) != own)
         inputs = _flat_inputs(func, args, kwargs, Tensor)
         in_vals = []
         for x in inputs:
@@ -206,12 +223,13 @@ class TorchRecorder:
                 in_vals.append((x, rec))
         inplace = any(o is x for o in outs for x, _ in in_vals)
         out_vals = [self._new_value(t, self._known(t)) for t in outs]
-        node = _grad_fn(made[0])
         serial = self._next()
-        name = _op_name(func, inplace)
+        name = name or _op_name(func, inplace)
         saved, meta = self._saved_of(node, in_vals, outs)
+        where, span = self._site_and_span()
         op = TorchOpRec(serial, None, name, type(node).__name__, tuple(r.serial for _, r in in_vals),
-                        tuple(v.serial for v in out_vals), self._site(), saved, False, *(self.tracker.current() or ()))
+                        tuple(v.serial for v in out_vals), where, saved, False, *(self.tracker.current() or ()))
+        op.span = span
         op.nodes = [_seq(n) for n in new_nodes]
         for _, v in in_vals:
             v.users += 1
@@ -221,16 +239,18 @@ class TorchRecorder:
         self._ops[serial] = op
         for n, seq in zip(new_nodes, op.nodes):  # a composite call (multi_head_attention_forward) makes many
             self._node_op[seq] = serial
-            self._node_meta[seq] = meta if n is node else self._saved_of(n, (), ())[1]
+            self._node_meta[seq] = meta if seq == own else self._saved_of(n, (), ())[1]
         self._main.add(op.nodes[0])
         if len(self._ops) > MAX_OPS:
             self._forget(next(iter(self._ops)))
 
-    def _new_nodes(self, starts):
+    def _new_nodes(self, starts, functions=False):
         """The nodes this call created: back from its outputs to nodes already known.
         Sequence numbers only grow: an unknown node older than the newest one recorded was
         made where we could not see; it is noted as such (with what it saved), and the walk
-        stops there, so no later call walks that graph again."""
+        stops there, so no later call walks that graph again. ``functions``: the call is a
+        custom Function's apply, whose nodes ``starts`` are."""
+        own = {id(n) for n in starts} if functions else ()
         found, seen, stack = [], set(), list(starts)
         newest = self._newest
         while stack:
@@ -241,7 +261,7 @@ class TorchRecorder:
             seq = _seq(node)
             if seq >= _NO_SEQUENCE or seq in self._node_op:  # AccumulateGrad and the like have no number
                 continue
-            if seq <= newest or hasattr(node, "_forward_cls"):
+            if seq <= newest or (hasattr(node, "_forward_cls") and id(node) not in own):
                 # made where we could not see: by a backward, before recording began, or by
                 # a custom Function's apply (not a torch function): what it saved, no call
                 self._node_op[seq] = None
@@ -290,14 +310,24 @@ class TorchRecorder:
 
     def _site(self):
         """The user's line: the innermost frame outside PyTorch and gradviz."""
-        frame = sys._getframe(1)
+        return self._site_and_span()[0]
+
+    def _site_and_span(self):
+        """(the user's line, the span of the call in it): the innermost frame outside
+        PyTorch and gradviz, and where in its line it is when it called PyTorch directly,
+        not through a module's forward or other Python-level scaffolding (see ``calls``)."""
+        frame = sys._getframe(2)
+        direct = True
         while frame is not None:
             name = frame.f_code.co_filename
             if not name.startswith(self._skip) and not name.startswith("<frozen"):
                 site = (name, line_of(frame))
-                return self._sites.setdefault(site, site)  # one tuple per line: a loop repeats them
+                site = self._sites.setdefault(site, site)  # one tuple per line: a loop repeats them
+                return site, (span_of(frame) if direct else None)
+            if direct and name.startswith(self._scaffolding):
+                direct = False
             frame = frame.f_back
-        return None
+        return None, None
 
     # -- backward calls ------------------------------------------------------------------
     def run_backward(self, how, func, args, kwargs):
@@ -458,6 +488,28 @@ class TorchRecorder:
 _MODES = {}
 
 
+def _watch_function_apply(torch, recorder):
+    """Tell ``recorder`` of every custom ``autograd.Function`` call (its ``apply`` is plain
+    Python, which a TorchFunctionMode does not see); returns the undo."""
+    Function = torch.autograd.Function
+    original = Function.__dict__.get("apply")
+    if not isinstance(original, classmethod):
+        return None
+
+    def apply(cls, *args, **kwargs):
+        out = original.__func__(cls, *args, **kwargs)
+        recorder.on_function(cls, args, kwargs, out)
+        return out
+
+    patched = classmethod(apply)
+    Function.apply = patched
+
+    def undo():
+        if Function.__dict__.get("apply") is patched:
+            Function.apply = original
+    return undo
+
+
 def _mode_class(torch):
     """The TorchFunctionMode subclass, made once PyTorch is imported."""
     cls = _MODES.get(id(torch))
@@ -497,6 +549,14 @@ def _backward_kind(func):
     return None
 
 
+def _scaffolding(torch):
+    """PyTorch's Python-level code that calls torch functions as a user's code does: a
+    call made through it is not the expression on the user's line."""
+    root = os.path.dirname(os.path.abspath(torch.__file__))
+    return tuple(os.path.join(root, *part.split("/")) for part in
+                 ("nn/modules/", "utils/", "optim/", "autograd/function.py", "nn/parallel/"))
+
+
 def _internal_dirs(torch):
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, here + os.sep)
@@ -520,18 +580,11 @@ def _flat_inputs(func, args, kwargs, Tensor):
 
 
 def _op_name(func, inplace):
-    """'mul' for Tensor.__mul__, 'add_' for __iadd__, 'linear' for F.linear."""
+    """'mul' for Tensor.__mul__, 'add_' for __iadd__, 'linear' for F.linear, 'T' for ``x.T``."""
     name = getattr(func, "__name__", None) or str(func)
-    if name.startswith("__") and name.endswith("__"):
-        name = name[2:-2]
-        if name.startswith("i") and name[1:] in ("add", "sub", "mul", "truediv", "matmul", "pow", "and", "or"):
-            name = name[1:] + "_"
-        elif name.startswith("r") and name[1:] in ("add", "mul", "truediv", "matmul", "pow"):
-            name = name[1:]
-    name = {"truediv": "div", "truediv_": "div_", "getitem": "index"}.get(name, name)
-    if inplace and not name.endswith("_"):
-        name += "_"
-    return name
+    if name == "__get__":  # a property read (x.T, x.mT): the descriptor's name
+        name = getattr(getattr(func, "__self__", None), "__name__", None) or name
+    return _op_name_of(name, inplace)
 
 
 def _same_data(a, b) -> bool:
@@ -641,9 +694,13 @@ def _snapshot(roots, names, recorder, sites):
     forward = None
     try:
         if recorder is not None:
-            made = recorder._node_op
-            recorder._walked = {made[seq]: n for n in order for seq in [_seq(n)]
-                                if made.get(seq) is not None and seq in recorder._main}
+            made, walked = recorder._node_op, {}
+            for n in order:  # each call's own node, or another it made when its own is not here
+                seq = _seq(n)
+                serial = made.get(seq)
+                if serial is not None and (serial not in walked or seq in recorder._main):
+                    walked[serial] = n
+            recorder._walked = walked
             forward = Forward(recorder, names, order, index, specs)
         out_names = _output_names(specs, names, index, forward)
         calls = {}

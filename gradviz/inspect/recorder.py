@@ -13,16 +13,15 @@ backward / autograd.grad. It keeps only small records, never a tensor or a node:
 Weakref callbacks only append to a list (they may fire in the middle of anything,
 including a loop over our dicts); the dead records are pruned on the next event.
 """
-import re
+import sys
 import weakref
 
+from .calls import EngineCalls, node_op_name, span_of
 from .engines import is_engine_tensor as _is_tensor
 from .model import BackwardCallInfo
 from .modules import ModuleTracker
 from .records import OpRec, ValueRec, dtype_name
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 
 
 def forward_name(node):
@@ -31,8 +30,7 @@ def forward_name(node):
     forward_cls = getattr(cls, "_forward_cls", None)
     if forward_cls is not None:  # a custom autograd.Function
         return forward_cls.__name__ + ".apply"
-    base = _BACKWARD_SUFFIX.sub("", cls.__name__) or cls.__name__
-    return _CAMEL.sub("_", base).lower()
+    return node_op_name(cls.__name__)
 
 
 class Recorder:
@@ -77,19 +75,28 @@ class Recorder:
         self._listeners = None
         self.errors = []  # repr() of exceptions caught in on_node / on_backward
         self.tracker = None  # which module call runs each op (inspect.modules), while entered
+        self._calls = None  # EngineCalls: the torch-level call that makes each node
+        # The frame of the call being recorded and its first op: the nodes one call makes are
+        # one op of the forward view. The frame is held so no later call can reuse its id.
+        self._call_frame = None
+        self._call_op = None
 
     # -- context manager -----------------------------------------------------------
     def __enter__(self):
         from gradviz.torch.autograd import graph
         self._listeners = graph.LISTENERS
         self._listeners.append(self)
+        import gradviz.torch as engine
         try:
             if self.tracker is None:
-                import gradviz.torch as engine
                 self.tracker = ModuleTracker(engine, on_error=self._error)
             self.tracker.start()
         except Exception as e:  # noqa: BLE001 - without it the ops just have no module
             self._error("module tracker", e)
+        try:
+            self._calls = _engine_calls(engine)
+        except Exception as e:  # noqa: BLE001 - without it every node is its own op
+            self._error("engine calls", e)
         return self
 
     def __exit__(self, *exc):
@@ -99,6 +106,7 @@ class Recorder:
     def close(self):
         """Stop listening (the records stay readable)."""
         listeners, self._listeners = self._listeners, None
+        self._call_frame = self._call_op = None
         if self.tracker is not None:
             self.tracker.stop()
         if listeners is not None:
@@ -165,12 +173,38 @@ class Recorder:
             v.producer = serial
         self._ops[serial] = op
         self._node_ops[ref] = serial
+        if self._calls is not None and not self._in_backward:
+            self._join_call(op, node)
         if copy_of is not None:
             self._fold_copy_slices(copy_of, op)
+
+    def _join_call(self, op, node):
+        """Ties ``op`` to the torch-level call that made its node (see ``calls``)."""
+        # frames: this method, _on_node, on_node, the engine code that made the node
+        frame, name, caller = self._calls.find(sys._getframe(3))
+        if frame is None:
+            self._call_frame = self._call_op = None
+            if getattr(node, "_forward_cls", None) is not None:  # Function.apply: the user's call
+                caller = self._calls.caller_of_apply(caller)
+                op.span = span_of(caller) if caller is not None else None
+            return
+        first = self._call_op
+        if frame is self._call_frame and first is not None:
+            op.call, op.call_name, op.span = first.call, first.call_name, first.span
+            if first.call_args is None:  # a composite: its inputs are its arguments, in order
+                first.call_args = tuple(self._value_for_input(t).serial for t in _tensor_args(frame))
+            return
+        self._call_frame, self._call_op = frame, op
+        op.call_name = name or op.name
+        op.span = span_of(caller) if self._calls.is_users(caller) else None
+        if len(op.inputs) > 1 and not op.name.endswith("_"):
+            # in the function's order, which may not be its node's (embedding's takes the weight first)
+            op.call_args = tuple(self._value_for_input(t).serial for t in _tensor_args(frame))
 
     def _on_backward(self, phase, roots, call):
         if phase == "start":
             self._in_backward += 1
+            self._call_frame = self._call_op = None
             info = BackwardCallInfo(call.index, call.kind, call.site)
             edges = tuple((weakref.ref(n), nr) for n, nr in roots if n is not None)
             self._backward_calls.append((info, edges))
@@ -336,6 +370,34 @@ class Recorder:
         # Entries of tensors that died after their values were pruned.
         if len(self._tensors) > 2 * len(self._values) + 64:
             self._tensors = {k: v for k, v in self._tensors.items() if v.serial in self._values}
+
+
+_ENGINE_CALLS = {}
+
+
+def _tensor_args(frame):
+    """The tensors a function was called with, in argument order (those in a tuple or list
+    argument too: ``lstm_cell(x, (h, c), ...)``)."""
+    code = frame.f_code
+    named = code.co_argcount + code.co_kwonlyargcount
+    local = frame.f_locals
+    values = [local.get(name) for name in code.co_varnames[:named]]
+    if code.co_flags & 0x04:  # CO_VARARGS: *args, after the named ones
+        values.extend(local.get(code.co_varnames[named], ()))
+    out = []
+    for value in values:
+        for x in (value if isinstance(value, (tuple, list)) else (value,)):
+            if _is_tensor(x):
+                out.append(x)
+    return out
+
+
+def _engine_calls(engine):
+    """One EngineCalls per engine module: finding its public functions takes milliseconds."""
+    calls = _ENGINE_CALLS.get(id(engine))
+    if calls is None or calls.engine is not engine:
+        calls = _ENGINE_CALLS[id(engine)] = EngineCalls(engine)
+    return calls
 
 
 def _saved_map(node, inputs, outputs, positions):

@@ -38,9 +38,15 @@ class ValueRec:
 
 class OpRec:
     """One recorded op. ``saved`` says where each saved tensor came from:
-    (slot, is_output, index) -- an index into ``inputs``, or the output number."""
+    (slot, is_output, index) -- an index into ``inputs``, or the output number.
+
+    ``call`` groups the ops one torch-level call made (``F.linear`` makes a transpose and
+    an addmm): the serial of its first op, and ``call_name`` its name (``linear``);
+    ``span`` is where in the line the call is, (line, end_line, col, end_col), when the
+    user's code made it directly (see ``calls``); ``call_args`` the values of the tensors
+    it was given, in argument order, when it made more than one node."""
     __slots__ = ("serial", "node_ref", "name", "node_name", "inputs", "outputs", "site", "saved",
-                 "during_backward", "module", "module_call")
+                 "during_backward", "module", "module_call", "call", "call_name", "span", "call_args")
 
     def __init__(self, serial, node_ref, name, node_name, inputs, outputs, site, saved, during_backward,
                  module=None, module_call=0):
@@ -55,6 +61,10 @@ class OpRec:
         self.during_backward = during_backward
         self.module = module  # the ModuleRec (inspect.modules) of the module call that ran it
         self.module_call = module_call  # which call of it (1, 2, ...)
+        self.call = serial
+        self.call_name = name
+        self.span = None
+        self.call_args = None
 
 
 _DTYPE_NAMES = {}

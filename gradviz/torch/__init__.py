@@ -126,6 +126,8 @@ cuda = _Cuda()
 
 
 from . import linalg, nn, optim, special, utils  # noqa: E402,F401
+from .nn.modules._rnn_impl import (gru, gru_cell, lstm, lstm_cell, rnn_relu, rnn_relu_cell, rnn_tanh,  # noqa: E402,F401
+                                   rnn_tanh_cell)
 from . import random  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401

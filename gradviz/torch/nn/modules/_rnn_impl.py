@@ -1,4 +1,8 @@
-"""ATen's multi-layer recurrent functions (rnn_tanh, rnn_relu, gru, lstm) on engine ops,
+"""ATen's recurrent functions, public as ``torch.lstm``, ``torch.lstm_cell`` ... as in
+PyTorch, where the modules call them through ``torch._VF`` (a forward view shows one
+``lstm_cell`` call, as PyTorch's does).
+
+The multi-layer ones (rnn_tanh, rnn_relu, gru, lstm) run on engine ops,
 for padded (T, B, *) input and for packed data, decomposed as PyTorch's CPU build runs
 them, so a graph shows PyTorch's nodes:
 
@@ -190,7 +194,7 @@ def _batch_sizes_list(batch_sizes):
     return [int(size) for size in batch_sizes.tolist()]
 
 
-def one_hidden_rnn(mode, input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first,
+def _one_hidden_rnn(mode, input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first,
                    batch_sizes=None):
     """ATen's rnn_tanh / rnn_relu / gru: (output, h_n). With ``batch_sizes`` the input is
     packed data, and so is the output."""
@@ -211,7 +215,7 @@ def one_hidden_rnn(mode, input, hx, params, has_biases, num_layers, dropout, tra
     return output, hy
 
 
-def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first, batch_sizes=None):
+def _lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first, batch_sizes=None):
     """ATen's lstm: (output, h_n, c_n); packed data in and out with ``batch_sizes``."""
     if len(hx) != 2:
         raise RuntimeError("lstm expects two hidden states")
@@ -281,3 +285,86 @@ def _lstm_onednn(input, hx, params, has_biases, num_layers, dropout, train, bidi
             layer_input = F.dropout(layer_input, dropout, True)
     output = layer_input.transpose(0, 1) if batch_first else layer_input
     return output, _F.stack(hy, 0), _F.stack(cy, 0)
+
+
+# ---------------------------------------------------------------------------------------
+# The public functions, with ATen's two overloads: padded input
+# (input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+# and packed data (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+# bidirectional).
+def _overload(args):
+    """(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+    batch_first, batch_sizes) from either overload's arguments."""
+    if len(args) == 9 and hasattr(args[1], "dim") and args[1].dim() == 1 and args[1].dtype == _dtypes.int64:
+        data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional = args
+        return data, hx, params, has_biases, num_layers, dropout, train, bidirectional, False, batch_sizes
+    return tuple(args) + (None,)
+
+
+def lstm(*args):
+    """torch.lstm: (output, h_n, c_n)."""
+    return _lstm(*_overload(args))
+
+
+def gru(*args):
+    """torch.gru: (output, h_n)."""
+    return _one_hidden_rnn("GRU", *_overload(args))
+
+
+def rnn_tanh(*args):
+    """torch.rnn_tanh: (output, h_n)."""
+    return _one_hidden_rnn("RNN_TANH", *_overload(args))
+
+
+def rnn_relu(*args):
+    """torch.rnn_relu: (output, h_n)."""
+    return _one_hidden_rnn("RNN_RELU", *_overload(args))
+
+
+def _check_cell(input, hidden, w_ih, w_hh, k=0):
+    """ATen's check_rnn_cell_forward_input and _hidden: input and hidden{k} fit the weights."""
+    if k == 0 and input.shape[1] != w_ih.shape[1]:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {w_ih.shape[1]}")
+    if input.shape[0] != hidden.shape[0]:
+        raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} batch size {hidden.shape[0]}")
+    if hidden.shape[1] != w_hh.shape[1]:
+        raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {hidden.shape[1]}, expected "
+                           f"{w_hh.shape[1]}")
+
+
+def _cell_gates(input, hx, w_ih, w_hh, b_ih, b_hh):
+    """linear(hx, w_hh, b_hh) + linear(input, w_ih, b_ih), in ATen's order."""
+    return F.linear(hx, w_hh, b_hh) + F.linear(input, w_ih, b_ih)
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    _check_cell(input, hx, w_ih, w_hh)
+    return _F.tanh(_cell_gates(input, hx, w_ih, w_hh, b_ih, b_hh))
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    _check_cell(input, hx, w_ih, w_hh)
+    return _F.relu(_cell_gates(input, hx, w_ih, w_hh, b_ih, b_hh))
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """torch.lstm_cell: (h', c') of hx = (h, c)."""
+    h, c = hx
+    _check_cell(input, h, w_ih, w_hh, 0)
+    _check_cell(input, c, w_ih, w_hh, 1)
+    ingate, forgetgate, cellgate, outgate = F.unsafe_chunk(_cell_gates(input, h, w_ih, w_hh, b_ih, b_hh), 4, 1)
+    ingate, forgetgate, cellgate, outgate = ingate.sigmoid(), forgetgate.sigmoid(), cellgate.tanh(), \
+        outgate.sigmoid()
+    cy = forgetgate * c + ingate * cellgate
+    return outgate * cy.tanh(), cy
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """torch.gru_cell: both linear maps chunked, combined gate by gate."""
+    _check_cell(input, hx, w_ih, w_hh)
+    ir, iz, in_ = F.unsafe_chunk(F.linear(input, w_ih, b_ih), 3, 1)
+    hr, hz, hn = F.unsafe_chunk(F.linear(hx, w_hh, b_hh), 3, 1)
+    resetgate = (hr + ir).sigmoid()
+    inputgate = (hz + iz).sigmoid()
+    newgate = (in_ + hn * resetgate).tanh()
+    return (hx - newgate) * inputgate + newgate

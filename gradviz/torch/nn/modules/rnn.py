@@ -229,9 +229,13 @@ class RNNBase(Module):
         else:
             hx = self.permute_hidden(hx, sorted_indices)
         self.check_forward_args(input, hx, batch_sizes)
-        output, hidden = _rnn_impl.one_hidden_rnn(self.mode, input, hx, self._flat_weights, self.bias,
-                                                  self.num_layers, self.dropout, self.training, self.bidirectional,
-                                                  self.batch_first, batch_sizes)
+        function = {"RNN_TANH": _rnn_impl.rnn_tanh, "RNN_RELU": _rnn_impl.rnn_relu, "GRU": _rnn_impl.gru}[self.mode]
+        if batch_sizes is None:
+            output, hidden = function(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
+                                      self.training, self.bidirectional, self.batch_first)
+        else:
+            output, hidden = function(input, batch_sizes, hx, self._flat_weights, self.bias, self.num_layers,
+                                      self.dropout, self.training, self.bidirectional)
         if isinstance(orig_input, PackedSequence):
             return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
                     self.permute_hidden(hidden, unsorted_indices))
@@ -307,8 +311,12 @@ class LSTM(RNNBase):
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
             self.check_forward_args(input, hx, batch_sizes)
             hx = self.permute_hidden(hx, sorted_indices)
-        output, hy, cy = _rnn_impl.lstm(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
-                                        self.training, self.bidirectional, self.batch_first, batch_sizes)
+        if batch_sizes is None:
+            output, hy, cy = _rnn_impl.lstm(input, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
+                                            self.training, self.bidirectional, self.batch_first)
+        else:
+            output, hy, cy = _rnn_impl.lstm(input, batch_sizes, hx, self._flat_weights, self.bias, self.num_layers,
+                                            self.dropout, self.training, self.bidirectional)
         hidden = (hy, cy)
         if isinstance(orig_input, PackedSequence):
             return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
@@ -370,17 +378,8 @@ class RNNCellBase(Module):
             hx = hx.unsqueeze(0)
         return input, hx, is_batched
 
-    def _gates(self, input, hx):
-        """linear(hx, W_hh, b_hh) + linear(input, W_ih, b_ih), in ATen's order."""
-        if input.shape[1] != self.weight_ih.shape[1]:
-            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected "
-                               f"{self.weight_ih.shape[1]}")
-        if input.shape[0] != hx.shape[0]:
-            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden0 batch size {hx.shape[0]}")
-        if hx.shape[1] != self.hidden_size:
-            raise RuntimeError(f"hidden0 has inconsistent hidden_size: got {hx.shape[1]}, expected "
-                               f"{self.hidden_size}")
-        return F.linear(hx, self.weight_hh, self.bias_hh) + F.linear(input, self.weight_ih, self.bias_ih)
+    def _weights(self):
+        return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
 
 
 class RNNCell(RNNCellBase):
@@ -395,9 +394,9 @@ class RNNCell(RNNCellBase):
             raise ValueError(f"RNNCell: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         input, hx, is_batched = self._batched(input, hx)
         if self.nonlinearity == "tanh":
-            ret = _F.tanh(self._gates(input, hx))
+            ret = _rnn_impl.rnn_tanh_cell(input, hx, *self._weights())
         elif self.nonlinearity == "relu":
-            ret = _F.relu(self._gates(input, hx))
+            ret = _rnn_impl.rnn_relu_cell(input, hx, *self._weights())
         else:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         return ret if is_batched else ret.squeeze(0)
@@ -422,15 +421,8 @@ class LSTMCell(RNNCellBase):
             hx = (zeros, zeros)
         elif not is_batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
-        hy, cy = self._cell(input, hx[0], hx[1])
+        hy, cy = _rnn_impl.lstm_cell(input, hx, *self._weights())
         return (hy, cy) if is_batched else (hy.squeeze(0), cy.squeeze(0))
-
-    def _cell(self, input, h, c):
-        ingate, forgetgate, cellgate, outgate = F.unsafe_chunk(self._gates(input, h), 4, 1)
-        ingate, forgetgate, cellgate, outgate = ingate.sigmoid(), forgetgate.sigmoid(), cellgate.tanh(), \
-            outgate.sigmoid()
-        cy = forgetgate * c + ingate * cellgate
-        return outgate * cy.tanh(), cy
 
 
 class GRUCell(RNNCellBase):
@@ -441,13 +433,7 @@ class GRUCell(RNNCellBase):
         if input.dim() not in (1, 2):
             raise ValueError(f"GRUCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
         input, hx, is_batched = self._batched(input, hx)
-        # ATen's gru_cell: chunk both linear maps, combine gate by gate.
-        ir, iz, in_ = F.unsafe_chunk(F.linear(input, self.weight_ih, self.bias_ih), 3, 1)
-        hr, hz, hn = F.unsafe_chunk(F.linear(hx, self.weight_hh, self.bias_hh), 3, 1)
-        resetgate = (hr + ir).sigmoid()
-        inputgate = (hz + iz).sigmoid()
-        newgate = (in_ + hn * resetgate).tanh()
-        hy = (hx - newgate) * inputgate + newgate
+        hy = _rnn_impl.gru_cell(input, hx, *self._weights())
         return hy if is_batched else hy.squeeze(0)
 
 
