@@ -1,4 +1,5 @@
 """torch.autograd: backward, grad, Variable, Function, grad modes, anomaly detection."""
+from .engine import is_checkpoint_valid as _is_checkpoint_valid  # noqa: F401
 from .entry import backward, grad  # noqa: F401
 from .grad_mode import (ANOMALY, enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                         set_grad_enabled)

@@ -43,6 +43,22 @@ class BackwardCall:
         return f"{self.kind} #{self.index}{where}"
 
 
+# The backward calls running now, innermost last, each with PyTorch's checkpoint_valid flag:
+# False inside a call that captures ``inputs`` (autograd.grad, backward(inputs=)) and in any
+# call nested in one, where the reentrant torch.utils.checkpoint must refuse to run.
+RUNNING = []
+
+
+def current_graph_task_id():
+    """torch._C._current_graph_task_id(): the running backward call's number, -1 outside one."""
+    return RUNNING[-1][0].index if RUNNING else -1
+
+
+def is_checkpoint_valid():
+    """torch.autograd._is_checkpoint_valid()."""
+    return RUNNING[-1][1] if RUNNING else True
+
+
 def run_backward(roots, root_grads, retain_graph, create_graph, capture=None, accumulate=True, kind="backward"):
     """roots: edges (node, output_nr); root_grads: one Tensor per root.
 
@@ -57,12 +73,14 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None, ac
     # for every few hundred gradients it allocates is pure overhead, so it waits until the end.
     collecting = gc.isenabled()
     gc.disable()
+    RUNNING.append((call, capture is None and is_checkpoint_valid()))
     try:
         return _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate, call)
     except BaseException as exc:
         call.error = exc
         raise
     finally:
+        RUNNING.pop()
         if collecting:
             gc.enable()
         STATE.enabled = prev_mode

@@ -517,7 +517,7 @@ def record(op, inputs, params, outputs, node=None):
     node._sig = _SIGS.get(sig) or shared_sig(sig)
     # A node that saves no tensor keeps the options as given (often one dict shared by many nodes).
     node._saved = _save(op, inputs, params, outputs, needs) if op.save_plan_used else (params or None)
-    if _SAVED_HOOKS:
+    if _SAVED_HOOKS and node._saved:  # a node that saves nothing (t, view ops) has None here
         _pack_saved(node)
     if LISTENERS:
         for listener in LISTENERS:
