@@ -102,7 +102,7 @@ def test_loops_are_folded_once_the_picture_would_be_too_big():
     g = dot.Graph(snap_of(RNN, 15))
     assert "×13 repeated blocks, each:\\n2 AddBackward0\\n2 MmBackward0\\n1 TanhBackward0\\n4 saved tensors, all freed" \
         in g.source
-    assert "×13 repeated blocks, each:\\n2 add\\n2 mm\\n1 tanh\\n6 tensors" in g.source
+    assert "×13 repeated blocks, each:\\n2 add\\n2 matmul\\n1 tanh\\n6 tensors" in g.source
     assert any("loop of 13 repeats" in n and "readable" in n and "unfolded it would be about" in n for n in g.notes)
     # An nn.Sequential's repeats are its modules: folded by module, the parameters inside
     m = dot.Graph(snap_of(MLP, 12))
@@ -196,7 +196,7 @@ def test_shapes_are_written_as_the_table_writes_them():
 
 def test_saved_tensors_carry_their_forward_names():
     g = dot.Graph(snap_of(MLP, 2))
-    assert "_saved_mat1 = relu(addmm(model.0.bias, x, …))" in g.source
+    assert "_saved_mat1 = relu(linear(relu(…), …, model.2.bias))" in g.source
     assert "_saved_mat2 = t(model.2.weight)" in g.source
     text = "\n".join(tree_lines(g.snapshot, 160))
     assert "_saved_mat2 = t(model.2.weight) (16, 16)" in text

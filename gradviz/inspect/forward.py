@@ -90,6 +90,9 @@ class Forward:
         self.ops = tuple(fops)
         self._names = {s: v.name for s, v in zip(self.ids, self.values)}
         self._named = {s for s, v in zip(self.ids, self.values) if v.named}
+        # What a call made and kept inside (linear's transposed weight): no value of the
+        # forward view, but a saved slot holding one is named by its expression.
+        self._inner = {s: e[0] for s, e in exprs.items() if s not in self.ids and e[0] not in ("tensor", "leaf", "?")}
 
     def _call_name(self, group):
         """The op's name: the function called (``linear``, ``matmul``), as PyTorch's
@@ -239,7 +242,7 @@ class Forward:
             return None, None
         vid = self.ids.get(serial)
         if vid is None:
-            return None, None
+            return None, self._inner.get(serial)
         return vid, (self._names[serial] if serial in self._named else None)
 
     def value_id_of_tensor(self, t):

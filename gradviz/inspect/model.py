@@ -61,6 +61,8 @@ class SavedInfo:
     tensor_name: Optional[str] = None
     value: Optional[str] = None  # id of the saved tensor in the forward graph
     text: Optional[str] = None  # short repr of a scalar or plain value
+    # Saved through torch.utils.checkpoint's hooks: not kept, recomputed by backward.
+    recomputed: bool = False
 
     @property
     def freed(self) -> bool:
@@ -105,6 +107,11 @@ class BackwardNode:
     # (1, 2, ...: a block reused per time step). None / 0: made outside any module.
     module: Optional[str] = None
     module_call: int = 0
+
+    @property
+    def recomputes_forward(self) -> bool:
+        """A reentrant checkpoint (use_reentrant=True): its backward runs its forward again."""
+        return self.type == "CheckpointFunctionBackward"
 
     @property
     def is_accumulate(self) -> bool:

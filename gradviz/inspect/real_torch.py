@@ -37,7 +37,7 @@ from .forward import Forward
 from .model import BackwardCallInfo, BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
 from .modules import ModuleTracker
 from .modules import tensor_names as _with_module_names
-from .records import OpRec, ValueRec, relabel_sites
+from .records import OpRec, ValueRec, recomputes, relabel_sites
 from .records import call_info as _call_info
 from .walk import walk
 
@@ -280,6 +280,8 @@ class TorchRecorder:
             for slot, state, value in _slot_states(node, slot, attr):
                 if state == "undefined":
                     meta[slot] = None  # a tensor the formula does not need: it stays undefined
+                if state == "recomputed":  # nothing to read: reading would run the checkpoint again
+                    meta[slot] = _RECOMPUTED
                 if state != "tensor":
                     continue
                 index = next((k for k, (x, _) in enumerate(in_vals) if x is value), None)
@@ -623,7 +625,7 @@ def _slot_states(node, slot, attr, meta=None):
 
 def _raw_state(node, attr, raw):
     if raw.unpack_hook is not None:
-        return "packed", None
+        return ("recomputed" if recomputes(raw.unpack_hook) else "packed"), None
     data = raw.data
     if data is not None:
         return "tensor", data
@@ -854,7 +856,10 @@ class _Reader:
                     value_id, tensor_name = forward.describe(serials[i] if i < len(serials) else None)
                 known = meta.get(slot) or _UNKNOWN
                 is_output = origins[slot][0] if slot in origins else slot.startswith("result")
-                if known[0] == "scalar":  # a Python number PyTorch saved as a 0-dim tensor
+                if known is _RECOMPUTED or state == "recomputed":
+                    out.append(SavedInfo(slot, shown, "freed" if state == "freed" else "tensor", is_output=is_output,
+                                         tensor_name=tensor_name, value=value_id, recomputed=True))
+                elif known[0] == "scalar":  # a Python number PyTorch saved as a 0-dim tensor
                     out.append(SavedInfo(slot, shown, "freed", (), known[1], is_output=False) if state == "freed"
                                else SavedInfo(slot, shown, "scalar", (), known[1], text=known[2]))
                 elif state == "freed":
@@ -882,6 +887,7 @@ class _Reader:
 
 
 _UNKNOWN = (None, None, None)
+_RECOMPUTED = ("recomputed", None, None)  # a slot torch.utils.checkpoint's hooks hold
 _SavedTensor = None  # torch._C._autograd.SavedTensor, once PyTorch is imported
 
 

@@ -20,7 +20,7 @@ from .calls import EngineCalls, node_op_name, span_of
 from .engines import is_engine_tensor as _is_tensor
 from .model import BackwardCallInfo
 from .modules import ModuleTracker
-from .records import OpRec, ValueRec, dtype_name
+from .records import OpRec, ValueRec, dtype_name, recomputes
 
 
 
@@ -162,10 +162,11 @@ class Recorder:
         serial = self._next()
         ref = weakref.ref(node, self._on_dead)
         call = self.tracker.current() if self.tracker is not None else None
+        saved, recomputed = _saved_map(node, inputs, outputs, positions)
         op = OpRec(serial, ref, name, node_type, tuple(v.serial for v in in_vals),
                    tuple(v.serial for v in out_vals), getattr(node, "_site", None),
-                   self._intern(_saved_map(node, inputs, outputs, positions)), self._in_backward > 0,
-                   *(call or ()))
+                   self._intern(saved), self._in_backward > 0, *(call or ()))
+        op.recomputed = recomputed
         for v in in_vals:
             v.users += 1
         for v in out_vals:
@@ -401,12 +402,16 @@ def _engine_calls(engine):
 
 
 def _saved_map(node, inputs, outputs, positions):
-    """Where each saved tensor came from, captured while the tensors are still there."""
+    """Where each saved tensor came from, captured while the tensors are still there, and
+    the slots a checkpoint recomputes in backward (they are freed like others after it)."""
     items = node.saved_items()
     if not items:
-        return ()
-    out = []
+        return (), ()
+    out, recomputed = [], []
     for slot, value in items:
+        hooks = getattr(value, "hooks", None)
+        if hooks is not None and recomputes(hooks[1]):
+            recomputed.append(slot)
         tensor = getattr(value, "tensor", None)
         if getattr(value, "is_output", False):
             out.append((slot, True, getattr(value, "output_nr", 0)))
@@ -414,7 +419,7 @@ def _saved_map(node, inputs, outputs, positions):
             index = next((i for i, x in enumerate(inputs) if x is tensor), None)
             if index in positions:
                 out.append((slot, False, positions[index]))
-    return tuple(out)
+    return tuple(out), tuple(recomputed)
 
 
 def _shape_text(shape):

@@ -46,7 +46,8 @@ class OpRec:
     user's code made it directly (see ``calls``); ``call_args`` the values of the tensors
     it was given, in argument order, when it made more than one node."""
     __slots__ = ("serial", "node_ref", "name", "node_name", "inputs", "outputs", "site", "saved",
-                 "during_backward", "module", "module_call", "call", "call_name", "span", "call_args")
+                 "during_backward", "module", "module_call", "call", "call_name", "span", "call_args",
+                 "recomputed")
 
     def __init__(self, serial, node_ref, name, node_name, inputs, outputs, site, saved, during_backward,
                  module=None, module_call=0):
@@ -65,6 +66,16 @@ class OpRec:
         self.call_name = name
         self.span = None
         self.call_args = None
+        self.recomputed = ()  # slots saved through torch.utils.checkpoint's hooks
+
+
+_CHECKPOINT_MODULES = ("torch.utils.checkpoint", "gradviz.torch.utils.checkpoint")
+
+
+def recomputes(unpack_hook) -> bool:
+    """Whether a saved-tensor unpack hook is torch.utils.checkpoint's (either engine's):
+    the tensor is not kept, backward recomputes it."""
+    return getattr(unpack_hook, "__module__", None) in _CHECKPOINT_MODULES
 
 
 _DTYPE_NAMES = {}

@@ -9,6 +9,7 @@ expression such as ``w1*a``): see ``forward``.
 Engine objects are read here and nowhere else in gradviz's inspection: the result holds
 only str, int, float, bool and tuples (see ``model``).
 """
+import dataclasses
 import gc
 from collections.abc import Mapping
 
@@ -151,6 +152,8 @@ def _node(node_id, node, index, names, forward, out_names, calls):
     origins = {slot: (is_out, i) for slot, is_out, i in op.saved} if op is not None and op.saved else {}
     saved = tuple([_saved(slot, value, names, forward, op, origins.get(slot)) for slot, value in _ordered(node)
                    if not _undefined(node, slot, value)])
+    if op is not None and op.recomputed:
+        saved = tuple(dataclasses.replace(x, recomputed=True) if x.slot in op.recomputed else x for x in saved)
     variable = node.variable if cls == "AccumulateGrad" else None
     leaf = _leaf(variable, names, forward) if variable is not None else None
     module, module_call = (None, 0) if forward is None else \

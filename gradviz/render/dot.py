@@ -64,6 +64,9 @@ FRAME = {"style": "rounded", "color": "steelblue", "fontcolor": "steelblue4"}  #
 FOLD_FRAME = {"style": "rounded,dashed", "color": "darkgoldenrod", "fontcolor": "darkgoldenrod4"}
 PLAIN = {"shape": "plaintext", "style": "", "fontsize": "9"}  # legend texts about arrows and lines
 FREED = {"fillcolor": "gray92", "color": "red3", "fontcolor": "gray40", "style": "filled,dashed"}
+RECOMPUTED_STYLE = {"fillcolor": "lightcyan", "color": "darkcyan", "style": "filled,dashed"}
+RECOMPUTED = "recomputed in backward"  # a slot torch.utils.checkpoint did not keep
+RECOMPUTES = "recomputes its forward in backward"  # a reentrant checkpoint's node
 STALE = {"fillcolor": "tomato", "color": "red3", "penwidth": "2"}
 HIGHLIGHT = {"fillcolor": "mistyrose", "color": "red3", "penwidth": "3"}  # Graph(highlight=): the failing node
 
@@ -432,6 +435,8 @@ class _Builder:
             lines[0] += f" ({n.inner})"
         if self.show_attrs:
             lines += [f"{x.slot}={x.text}" for x in n.saved if x.kind == "value"]
+        if n.recomputes_forward:
+            lines.append(RECOMPUTES)
         if self.show_sites:
             lines.append(_site(n.site))
         attrs = {}
@@ -754,7 +759,9 @@ def _saved_lines(x, node, value_names=None):
     elif x.kind == "scalar" and x.text is not None:
         return [f"{head} = {x.text}", "scalar"]
     lines = [head, _tensor_line(x.shape, x.dtype)]
-    if x.freed:
+    if x.recomputed:
+        lines.append(RECOMPUTED)
+    elif x.freed:
         lines.append(f"freed by {_call(node.freed_by)}")
     elif x.stale:
         lines.append(f"saved v{x.saved_version}, now v{x.current_version}")
@@ -762,6 +769,8 @@ def _saved_lines(x, node, value_names=None):
 
 
 def _saved_style(x):
+    if x.recomputed:
+        return dict(RECOMPUTED_STYLE)
     if x.freed:
         return dict(FREED)
     if x.stale:

@@ -138,7 +138,7 @@ def node_dict(n) -> dict:
         "id": n.id, "name": n.label_name, "module": n.module, "module_call": n.module_call, "site": _site(n.site),
         "saved": [{"name": s.attr, "kind": s.kind, "shape": None if s.shape is None else list(s.shape),
                    "dtype": s.dtype, "bytes": _bytes(s.shape, s.dtype) if s.kind != "scalar" else None,
-                   "freed_by": _call(n.freed_by) if s.freed else None}
+                   "freed_by": _call(n.freed_by) if s.freed else None, "recomputed": s.recomputed}
                   for s in n.saved if s.is_tensor],
         "next": [None if e.target is None else [e.target, e.output_nr] for e in n.edges],
         "leaf": None if leaf is None else {"name": leaf.name, "shape": list(leaf.shape), "dtype": leaf.dtype},

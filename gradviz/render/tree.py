@@ -288,6 +288,8 @@ def _node_text(node, edge, show_sites, names):
             t.append(f" ({_v(node.inner)})")
         if node.output_names:
             t.append(" → " + ", ".join(_v(n) for n in node.output_names), style="green")
+        if node.recomputes_forward:
+            t.append("  recomputes its forward in backward", style="cyan")
     detail = Text(f"  {node.id}", style="dim")
     if show_sites and node.site:
         detail.append(f"  {_v(os.path.basename(node.site[0]))}:{node.site[1]}", style="dim")
@@ -319,7 +321,9 @@ def _saved_text(x, node, names):
     shape = f" {_shape(x.shape)}" + (f" {x.dtype}" if x.dtype and x.dtype != "float32" else "")
     heads = [Text.assemble((f"{x.attr} = {name}", "yellow"), shape)] if name else []
     heads.append(Text.assemble((x.attr, "yellow"), shape))
-    if x.freed:
+    if x.recomputed:
+        tails = [Text("  recomputed in backward (checkpoint)", style="cyan"), Text("  recomputed", style="cyan")]
+    elif x.freed:
         call = node.freed_by
         where = f" at {_v(os.path.basename(call.site[0]))}:{call.site[1]}" if call and call.site else ""
         tails = [Text(f"  freed by {call.kind if call else 'backward'}{where}", style="red"),
