@@ -30,7 +30,11 @@ _MAX_CODES = 256
 def span_of(frame):
     """(line, end_line, col, end_col) of the instruction ``frame`` runs, columns in UTF-8
     bytes; None when Python does not know it (before 3.11)."""
-    code = frame.f_code
+    return span_at(frame.f_code, frame.f_lasti)
+
+
+def span_at(code, lasti):
+    """``span_of`` a frame of ``code`` at instruction offset ``lasti``."""
     if not hasattr(code, "co_positions"):
         return None
     entry = _POSITIONS.get(id(code))
@@ -39,7 +43,7 @@ def span_of(frame):
             _POSITIONS.clear()
         entry = _POSITIONS[id(code)] = (code, list(code.co_positions()))
     positions = entry[1]
-    k = frame.f_lasti // 2
+    k = lasti // 2
     if not 0 <= k < len(positions):
         return None
     span = positions[k]
@@ -139,7 +143,11 @@ def op_name(name, inplace=False):
 
 # --------------------------------------------------------------------------- gradviz's engine
 
-_API, _INTERNAL, _BOUNDARY = "api", "internal", "boundary"
+# What a frame's code is (``EngineCalls._kinds``): a public function's op name ("" for a
+# wrapper, named by what it wraps), or one of these.
+_INTERNAL = object()  # the engine's inside: kernels, the autograd graph
+_USERS = object()  # outside gradviz: the user's code, a library of theirs
+_SCAFFOLDING = object()  # the engine's Python-level scaffolding, and the rest of gradviz
 
 
 class EngineCalls:
@@ -161,41 +169,45 @@ class EngineCalls:
                                   ("utils/", "optim/", "autograd/function.py"))
         self._function_file = self._scaffolding[-1]
         self._module_classes = _module_classes(engine.nn.Module)
-        self._names = _public_functions(engine)  # code -> name; None: a wrapper, named by what it wraps
-        self._kinds = {}
+        # by id(code): a code object's hash is computed from its bytecode on every call
+        public = _public_functions(engine)
+        self._codes = list(public)  # kept, so their ids stay theirs
+        self._kinds = {id(code): name or "" for code, name in public.items()}
 
     def _kind(self, code):
-        kind = self._kinds.get(code)
-        if kind is None:
-            filename = code.co_filename
-            if code in self._names:
-                kind = _API
-            elif not filename.startswith(self._engine_dir):
-                kind = _BOUNDARY
-            elif filename.startswith(self._modules_dir):  # a Module's method; ATen's functions beside them
-                owner = getattr(code, "co_qualname", "").split(".")[0]
-                kind = _BOUNDARY if owner in self._module_classes or not hasattr(code, "co_qualname") else _INTERNAL
-            else:
-                kind = _BOUNDARY if filename.startswith(self._scaffolding) else _INTERNAL
-            self._kinds[code] = kind
+        filename = code.co_filename
+        if not filename.startswith(self._gradviz_dir):
+            kind = _USERS
+        elif not filename.startswith(self._engine_dir):
+            kind = _SCAFFOLDING
+        elif filename.startswith(self._modules_dir):  # a Module's method; ATen's functions beside them
+            owner = getattr(code, "co_qualname", "").split(".")[0]
+            kind = _SCAFFOLDING if owner in self._module_classes or not hasattr(code, "co_qualname") else _INTERNAL
+        else:
+            kind = _SCAFFOLDING if filename.startswith(self._scaffolding) else _INTERNAL
+        self._codes.append(code)
+        self._kinds[id(code)] = kind
         return kind
 
     def find(self, frame):
-        """(call frame, call name, caller frame) for a node made below ``frame``: the
-        outermost public function frame and the frame that called it, the user's code or
-        scaffolding; (None, None, that frame) when no public function is on the way."""
+        """(call frame, call name, caller frame, whether the caller is the user's code) for
+        a node made below ``frame``: the outermost public function frame and the frame that
+        called it, the user's code or scaffolding; no call frame when no public function
+        is on the way. Once per node: kept to a loop over a few frames."""
         call = name = None
-        kinds, names = self._kinds, self._names
+        kinds, internal, users, scaffolding = self._kinds, _INTERNAL, _USERS, _SCAFFOLDING
         while frame is not None:
-            code = frame.f_code
-            kind = kinds.get(code) or self._kind(code)
-            if kind is _BOUNDARY:
-                break
-            if kind is _API:
+            kind = kinds.get(id(frame.f_code))
+            if kind is None:
+                kind = self._kind(frame.f_code)
+            if kind is users or kind is scaffolding:
+                return call, name, frame, kind is users
+            if kind is not internal:
                 call = frame
-                name = names[code] or name  # a wrapper keeps the name of the function it wraps
+                if kind:  # a wrapper keeps the name of the function it wraps
+                    name = kind
             frame = frame.f_back
-        return call, name, frame
+        return call, name, None, False
 
     def caller_of_apply(self, frame):
         """The user's frame that called ``Function.apply`` (``frame`` is in it), or None
@@ -206,7 +218,7 @@ class EngineCalls:
 
     def is_users(self, frame):
         """Whether ``frame`` is outside gradviz: the user's code (or a library of theirs)."""
-        return frame is not None and not frame.f_code.co_filename.startswith(self._gradviz_dir)
+        return frame is not None and (self._kinds.get(id(frame.f_code)) or self._kind(frame.f_code)) is _USERS
 
 
 def _public_functions(engine):

@@ -181,7 +181,8 @@ class Forward:
             return None
         key = (op.site[0], op.span)
         if key not in self._texts:
-            self._texts[key] = calls.source_text(*key)
+            span = calls.span_at(*op.span)
+            self._texts[key] = calls.source_text(op.site[0], span) if span is not None else None
         return self._texts[key]
 
     def _source_expr(self, s, names, exprs):

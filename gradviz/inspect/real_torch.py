@@ -29,7 +29,6 @@ import weakref
 
 from ..frame_lines import line_of
 from .calls import op_name as _op_name_of
-from .calls import span_of
 from .engines import is_gradviz_alias as _is_gradviz_alias
 from .engines import is_real_node as _is_real_node
 from .engines import real_torch_module as _real_torch
@@ -325,7 +324,7 @@ class TorchRecorder:
             if not name.startswith(self._skip) and not name.startswith("<frozen"):
                 site = (name, line_of(frame))
                 site = self._sites.setdefault(site, site)  # one tuple per line: a loop repeats them
-                return site, (span_of(frame) if direct else None)
+                return site, ((frame.f_code, frame.f_lasti) if direct else None)
             if direct and name.startswith(self._scaffolding):
                 direct = False
             frame = frame.f_back

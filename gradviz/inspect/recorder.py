@@ -16,7 +16,7 @@ including a loop over our dicts); the dead records are pruned on the next event.
 import sys
 import weakref
 
-from .calls import EngineCalls, node_op_name, span_of
+from .calls import EngineCalls, node_op_name
 from .engines import is_engine_tensor as _is_tensor
 from .model import BackwardCallInfo
 from .modules import ModuleTracker
@@ -179,15 +179,25 @@ class Recorder:
         if copy_of is not None:
             self._fold_copy_slices(copy_of, op)
 
+    def _reads_plain_tensor(self, op):
+        """Whether ``op`` read a tensor that needs no grad (indices, a mask, data): ops
+        take those in their own order (embedding's node: the weight first)."""
+        values = self._values
+        for s in op.inputs:
+            v = values[s]
+            if v.const is None and not v.requires_grad:
+                return True
+        return False
+
     def _join_call(self, op, node):
         """Ties ``op`` to the torch-level call that made its node (see ``calls``)."""
         # frames: this method, _on_node, on_node, the engine code that made the node
-        frame, name, caller = self._calls.find(sys._getframe(3))
+        frame, name, caller, users = self._calls.find(sys._getframe(3))
         if frame is None:
             self._call_frame = self._call_op = None
             if getattr(node, "_forward_cls", None) is not None:  # Function.apply: the user's call
                 caller = self._calls.caller_of_apply(caller)
-                op.span = span_of(caller) if caller is not None else None
+                op.span = (caller.f_code, caller.f_lasti) if caller is not None else None
             return
         first = self._call_op
         if frame is self._call_frame and first is not None:
@@ -197,9 +207,8 @@ class Recorder:
             return
         self._call_frame, self._call_op = frame, op
         op.call_name = name or op.name
-        op.span = span_of(caller) if self._calls.is_users(caller) else None
-        if len(op.inputs) > 1 and not op.name.endswith("_"):
-            # in the function's order, which may not be its node's (embedding's takes the weight first)
+        op.span = (caller.f_code, caller.f_lasti) if users else None
+        if len(op.inputs) > 1 and not op.name.endswith("_") and self._reads_plain_tensor(op):
             op.call_args = tuple(self._value_for_input(t).serial for t in _tensor_args(frame))
 
     def _on_backward(self, phase, roots, call):

@@ -42,8 +42,9 @@ class OpRec:
 
     ``call`` groups the ops one torch-level call made (``F.linear`` makes a transpose and
     an addmm): the serial of its first op, and ``call_name`` its name (``linear``);
-    ``span`` is where in the line the call is, (line, end_line, col, end_col), when the
-    user's code made it directly (see ``calls``); ``call_args`` the values of the tensors
+    ``span`` is where in the user's code the call is, when the user's code made it
+    directly: the caller's (code, instruction offset), which ``calls.span_at`` turns into
+    (line, end_line, col, end_col) for the ops a snapshot shows; ``call_args`` the values of the tensors
     it was given, in argument order, when it made more than one node."""
     __slots__ = ("serial", "node_ref", "name", "node_name", "inputs", "outputs", "site", "saved",
                  "during_backward", "module", "module_call", "call", "call_name", "span", "call_args",
