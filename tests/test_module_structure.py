@@ -56,6 +56,26 @@ def test_mlp_in_a_function_ops_nodes_and_parameters_carry_their_module(name):
     assert all(n.module for n in snap.nodes if n.name != "SumBackward0")
 
 
+class _State:
+    """A plain holder of models, as training scripts keep them (a dataclass, a config)."""
+
+    def __init__(self, model):
+        self.model = model
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_models_held_by_a_plain_object_or_a_dict_are_named_by_that_path(name):
+    torch, R = engine(name)
+    state = _State(torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh()))
+    models = {"head": torch.nn.Linear(2, 1)}
+    with R() as rec:
+        loss = models["head"](state.model(torch.ones(4, 3))).sum()
+    snap = snapshot(loss, {}, rec)
+    assert [m.path for m in snap.modules] == ["state.model", "state.model.0", "state.model.1", "models['head']"]
+    leaves = {n.leaf.name for n in snap.nodes if n.is_accumulate}
+    assert leaves == {"state.model.0.weight", "state.model.0.bias", "models['head'].weight", "models['head'].bias"}
+
+
 @pytest.mark.parametrize("name", ENGINES)
 def test_a_block_reused_per_time_step_is_one_module_with_numbered_calls(name):
     torch, R = engine(name)

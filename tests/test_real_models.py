@@ -16,16 +16,16 @@ PICTURE_PIXELS, PICTURE_SIDE = 30_000_000, 16_000
 
 # The 50-block MLP on gradviz's own engine takes under a second: it stays in the fast subset.
 CASES = [  # (model, engine, a label the picture must hold)
-    pytest.param("mlp50", "gradviz", "Sequential.0–149 (Linear, LayerNorm, GELU) ×50", marks=()),
-    pytest.param("lstmcell_lm", "gradviz", "StepwiseLM.cell (LSTMCell) calls 2–40 ×39", marks=pytest.mark.slow),
-    pytest.param("lstmcell_lm", "torch", "StepwiseLM.cell (LSTMCell) calls 2–40 ×39", marks=pytest.mark.slow),
-    pytest.param("resnet", "gradviz", "ResNet18.layer1 (Sequential)", marks=pytest.mark.slow),
-    pytest.param("resnet", "torch", "ResNet18.layer1 (Sequential)", marks=pytest.mark.slow),
-    pytest.param("vit", "gradviz", "ViT.blocks (Sequential)", marks=pytest.mark.slow),
-    pytest.param("vit", "torch", "ViT.blocks (Sequential)", marks=pytest.mark.slow),
-    pytest.param("gpt2_2", "torch", "GPT2LMHeadModel.transformer.h.0 (GPT2Block)", marks=pytest.mark.slow),
-    pytest.param("bert", "torch", "BertForMaskedLM.bert.encoder (BertEncoder)", marks=pytest.mark.slow),
-    pytest.param("unet", "torch", "UNet2DModel.down_blocks.0 (DownBlock2D)", marks=pytest.mark.slow),
+    pytest.param("mlp50", "gradviz", "model.module.0–149 (Linear, LayerNorm, GELU) ×50", marks=()),
+    pytest.param("lstmcell_lm", "gradviz", "model.module.cell (LSTMCell) calls 2–40 ×39", marks=pytest.mark.slow),
+    pytest.param("lstmcell_lm", "torch", "model.module.cell (LSTMCell) calls 2–40 ×39", marks=pytest.mark.slow),
+    pytest.param("resnet", "gradviz", "model.module.layer1 (Sequential)", marks=pytest.mark.slow),
+    pytest.param("resnet", "torch", "model.module.layer1 (Sequential)", marks=pytest.mark.slow),
+    pytest.param("vit", "gradviz", "model.module.blocks (Sequential)", marks=pytest.mark.slow),
+    pytest.param("vit", "torch", "model.module.blocks (Sequential)", marks=pytest.mark.slow),
+    pytest.param("gpt2_2", "torch", "model.module.transformer.h.0 (GPT2Block)", marks=pytest.mark.slow),
+    pytest.param("bert", "torch", "model.module.bert.encoder (BertEncoder)", marks=pytest.mark.slow),
+    pytest.param("unet", "torch", "model.module.down_blocks.0 (DownBlock2D)", marks=pytest.mark.slow),
 ]
 
 

@@ -6,7 +6,8 @@ same API on gradviz's engine and on real PyTorch, so one code path) and keeps a 
 the module calls running. The recorders ask ``current()`` for every op they record.
 
 Paths: a module called with nothing on the stack is a *root*, named after the user's
-variable that holds it (the calling frames' locals, then globals), else its class name;
+variable that holds it (the calling frames' locals, then globals, or an attribute or
+key of a plain object there: ``state.model``, ``models["gpt"]``), else its class name;
 below it, ``root.named_modules()`` names (``model.transformer.h.3.attn``), computed once
 per root. A module called outside its root's hierarchy is ``caller_path.attribute`` (or
 its class name), best effort. Parameters and buffers are mapped to their owning module
@@ -20,6 +21,7 @@ exception inside a hook goes to ``errors`` (or the ``on_error`` callback).
 import os
 import sys
 import threading
+import types
 import weakref
 
 from .model import ModuleInfo
@@ -279,16 +281,49 @@ class ModuleTracker:
             filename = frame.f_code.co_filename
             if not filename.startswith(self._skip) and not filename.startswith("<frozen"):
                 looked += 1
+                inside = []  # (name, object) of plain holders: a dataclass, a dict of models
                 for scope in (frame.f_locals, frame.f_globals):
                     for name, value in list(scope.items()):
                         if name == "self" or not isinstance(name, str) or not name.isidentifier():
                             continue
                         if value is module:
                             return name, ()
-                        if len(holders) < MAX_FRAMES and isinstance(value, Module):
-                            holders.append((name, value))
+                        if isinstance(value, Module):
+                            if len(holders) < MAX_FRAMES:
+                                holders.append((name, value))
+                        elif len(inside) < MAX_HOLDERS and _may_hold_modules(value):
+                            inside.append((name, value))
+                for name, value in inside:
+                    found = _held_in(value, module)
+                    if found is not None:
+                        return name + found, ()
             frame = frame.f_back
         return None, holders
+
+
+MAX_HOLDERS = 64  # plain objects per frame looked into for a model (cfg.model, models["gpt"])
+
+
+def _may_hold_modules(value):
+    """A dict, or an instance of a plain class (a dataclass, a config): not a module, a
+    class, a function or a builtin."""
+    if isinstance(value, dict):
+        return True
+    return hasattr(value, "__dict__") and not isinstance(value, (type, types.ModuleType, types.FunctionType,
+                                                                 types.MethodType))
+
+
+def _held_in(holder, module):
+    """``.attr`` or ``["key"]`` where ``holder`` holds ``module`` directly, else None."""
+    if isinstance(holder, dict):
+        items = ((f"[{k!r}]", v) for k, v in list(holder.items())[:MAX_HOLDERS] if isinstance(k, (str, int)))
+    else:
+        items = ((f".{k}", v) for k, v in list(vars(holder).items())[:MAX_HOLDERS]
+                 if isinstance(k, str) and k.isidentifier() and not k.startswith("_"))
+    for suffix, value in items:
+        if value is module:
+            return suffix
+    return None
 
 
 def module_infos(recs) -> tuple:
