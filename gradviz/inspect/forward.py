@@ -1,6 +1,8 @@
 """The forward side of a snapshot, for both engines: the recorded ops the roots depend
-on, found by one backwards sweep over the recorder's ops, renumbered (``v<k>``, ``f<k>``)
-and their values named (the caller's variable names, else an expression such as ``w1*a``).
+on, found by one backwards sweep over the recorder's ops, one op per torch-level call
+(the ops a recorder tied together with ``call``: ``linear``'s transpose and addmm),
+renumbered (``v<k>``, ``f<k>``) and their values named: the caller's variable names, else
+the source text that made them (``xs[t] @ W``), else an expression (``tanh(w1*a)``).
 
 It reads only the recorder interface that ``Recorder`` and ``TorchRecorder`` both offer:
 ``ops``, ``op``, ``value``, ``value_of``, ``op_for_node``, ``node_of``, ``op_params`` and
@@ -21,78 +23,84 @@ class Forward:
         self.op_by_node = {}
         self.modules = SnapshotModules(getattr(recorder, "tracker", None))
         ops = recorder.ops()
-        wanted = set()
-        for t, node, nr in root_specs:
-            rec = recorder.value_of(t) if t is not None else None
-            if rec is None and node is not None:
-                op = recorder.op_for_node(node)
-                if op is not None and nr < len(op.outputs):
-                    rec = recorder.value(op.outputs[nr])
-            if rec is not None:
-                wanted.add(rec.serial)
-        wanted_roots = set(wanted)
-        # One sweep from the last op back: an op is kept when it made a wanted value.
-        kept = []
-        self._used_later = {}  # value serial -> the calls that read it
-        for op in reversed(ops):
-            if any(s in wanted for s in op.outputs):
-                kept.append(op)
-                wanted.update(op.inputs)
-                for s in op.inputs:
-                    users = self._used_later.setdefault(s, set())
-                    users.add(op.call)
-        kept.reverse()
-        self._composite = set()  # calls that made more than one op (some may not be kept)
-        calls_seen = set()
-        for op in ops:
-            if op.call in calls_seen:
-                self._composite.add(op.call)
-            calls_seen.add(op.call)
+        roots = self._root_values(root_specs)
+        kept = self._kept(ops, roots)
+        self._composite = _composite_calls(ops)
         self.ids = {}  # value serial -> 'v<k>'
         self._texts = {}  # (file, span) -> source text, once per place
         exprs, intern = {}, {}
-        fops = []
-        for group in _calls(kept):
-            inputs, outputs = self._call_values(group, wanted_roots, names)
-            for s in inputs + outputs:
-                if s not in self.ids:
-                    self.ids[s] = f"v{len(self.ids)}"
-            operands = [exprs.get(s) or self._source_expr(s, names, exprs) for s in inputs]
-            first, last = group[0], group[-1]
-            text = self._text(first)
-            if text is not None:
-                self._label_operands(text, inputs, operands, names, exprs)
-            for op in group:  # every value gets an expression: saved slots of inner ops show it
-                self._name_outputs(op, group, operands if len(group) == 1 else None, names, exprs, intern)
-            multi = len(outputs) > 1
-            for nr, s in enumerate(outputs):
-                if self._name_of(s, names):
-                    continue
-                if text is not None:
-                    exprs[s] = (text + f"[{nr}]", expr.ATOM) if multi else _atom(text)
-                elif len(group) > 1 or outputs != list(first.outputs):
-                    e = expr.build(first.call_name, operands, None, nr if multi else None)
-                    exprs[s] = intern.setdefault(e, e)
-            node = None
-            for op in group:
-                n = self.recorder.node_of(op)
-                if n is not None:
-                    self.op_by_node[id(n)] = op
-                    if node is None or (outputs and outputs[0] in op.outputs):
-                        node = n
-            node_id = index.get(id(node)) if node is not None else None
-            name = self._call_name(group)
-            fops.append(ForwardOp(f"f{len(fops)}", name, last.node_name, tuple(self.ids[s] for s in inputs),
-                                  tuple(self.ids[s] for s in outputs), site(first.site), node_id,
-                                  first.during_backward, *self.modules.of_op(first)))
-        values = [self._value(s, names, exprs) for s in self.ids]  # ids were given in first-appearance order
-        self.values = tuple(values)
-        self.ops = tuple(fops)
+        self.ops = tuple(self._forward_op(k, group, roots, names, exprs, intern)
+                         for k, group in enumerate(_calls(kept)))
+        self.values = tuple(self._value(s, names, exprs) for s in self.ids)  # ids: in first-appearance order
         self._names = {s: v.name for s, v in zip(self.ids, self.values)}
         self._named = {s for s, v in zip(self.ids, self.values) if v.named}
         # What a call made and kept inside (linear's transposed weight): no value of the
         # forward view, but a saved slot holding one is named by its expression.
         self._inner = {s: e[0] for s, e in exprs.items() if s not in self.ids and e[0] not in ("tensor", "leaf", "?")}
+
+    def _root_values(self, root_specs):
+        """The serials of the roots' values."""
+        roots = set()
+        for t, node, nr in root_specs:
+            rec = self.recorder.value_of(t) if t is not None else None
+            if rec is None and node is not None:
+                op = self.recorder.op_for_node(node)
+                if op is not None and nr < len(op.outputs):
+                    rec = self.recorder.value(op.outputs[nr])
+            if rec is not None:
+                roots.add(rec.serial)
+        return roots
+
+    def _kept(self, ops, roots):
+        """The ops the roots depend on, in order: one sweep from the last op back, keeping
+        an op when it made a wanted value. Notes which call reads each value (``_reader``:
+        that call, or ``_SEVERAL``)."""
+        wanted = set(roots)
+        kept = []
+        reader = self._reader = {}
+        for op in reversed(ops):
+            if any(s in wanted for s in op.outputs):
+                kept.append(op)
+                wanted.update(op.inputs)
+                for s in op.inputs:
+                    if reader.setdefault(s, op.call) != op.call:
+                        reader[s] = _SEVERAL
+        kept.reverse()
+        return kept
+
+    def _forward_op(self, k, group, roots, names, exprs, intern):
+        """The ForwardOp ``f<k>`` of one call's kept ops, its values numbered and named."""
+        inputs, outputs = self._call_values(group, roots, names)
+        for s in inputs + outputs:
+            if s not in self.ids:
+                self.ids[s] = f"v{len(self.ids)}"
+        operands = [exprs.get(s) or self._source_expr(s, names, exprs) for s in inputs]
+        first, last = group[0], group[-1]
+        text = self._text(first)
+        if text is not None:
+            self._label_operands(text, inputs, operands, names, exprs)
+        for op in group:  # every value gets an expression: saved slots of inner ops show it
+            self._name_outputs(op, group, operands if len(group) == 1 else None, names, exprs, intern)
+        multi = len(outputs) > 1
+        for nr, s in enumerate(outputs):
+            if self._name_of(s, names):
+                continue
+            if text is not None:
+                exprs[s] = (text + f"[{nr}]", expr.ATOM) if multi else _atom(text)
+            elif len(group) > 1 or outputs != list(first.outputs):
+                e = expr.build(first.call_name, operands, None, nr if multi else None)
+                exprs[s] = intern.setdefault(e, e)
+        node = None
+        for op in group:
+            n = self.recorder.node_of(op)
+            if n is not None:
+                self.op_by_node[id(n)] = op
+                if node is None or (outputs and outputs[0] in op.outputs):
+                    node = n
+        node_id = self.index.get(id(node)) if node is not None else None
+        return ForwardOp(f"f{k}", self._call_name(group), last.node_name, tuple(self.ids[s] for s in inputs),
+                         tuple(self.ids[s] for s in outputs), site(first.site), node_id, first.during_backward,
+                         *self.modules.of_op(first))
 
     def _call_name(self, group):
         """The op's name: the function called (``linear``, ``matmul``), as PyTorch's
@@ -106,7 +114,7 @@ class Forward:
             return calls.node_op_name(first.node_name)
         return first.call_name
 
-    def _call_values(self, group, wanted_roots, names):
+    def _call_values(self, group, roots, names):
         """(inputs, outputs) value serials of one call: what it read from outside and
         what it gave back (used by a later call, a root, named, else its last op's
         results); a composite's intermediates stay inside it."""
@@ -128,8 +136,8 @@ class Forward:
                     if s not in made and s not in inputs:
                         inputs.append(s)
         call = group[0].call
-        outputs = [s for s in made if s in wanted_roots or self._name_of(s, names)
-                   or any(c != call for c in self._used_later.get(s, ()))]
+        outputs = [s for s in made if s in roots or self._name_of(s, names)
+                   or self._reader.get(s, call) != call]
         return inputs, outputs or list(group[-1].outputs)
 
     def _in_argument_order(self, op):
@@ -265,6 +273,19 @@ class Forward:
             for nr, s in enumerate(op.outputs):
                 if s in self._named:
                     yield self.index[id(node)], nr, self._names[s]
+
+
+_SEVERAL = object()  # a value more than one call reads
+
+
+def _composite_calls(ops):
+    """The calls that made more than one op (some may not be kept)."""
+    seen, composite = set(), set()
+    for op in ops:
+        if op.call in seen:
+            composite.add(op.call)
+        seen.add(op.call)
+    return composite
 
 
 def _calls(ops):
