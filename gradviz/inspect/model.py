@@ -194,6 +194,26 @@ class ModuleInfo:
 
 
 @_record
+class TensorStats:
+    """A gradient as the replay shows it: its shape and summary, its values when small."""
+    shape: Shape
+    dtype: str
+    norm: float
+    min: float
+    max: float
+    mean: float
+    values: Optional[Tuple[float, ...]] = None  # flattened, row-major; None when large
+
+
+@_record
+class ReplayStep:
+    """One node run by a backward call (``inspect.replay``), in the order the engine ran them."""
+    node: str  # 'n3'
+    grads_in: Tuple[Optional[TensorStats], ...]  # arriving: one per output of the node (None: none)
+    grads_out: Tuple[Optional[TensorStats], ...]  # leaving: one per next edge, in its order (None: none)
+
+
+@_record
 class GraphSnapshot:
     roots: Tuple[Root, ...]
     nodes: Tuple[BackwardNode, ...]  # n0, n1, ... in traversal order
@@ -203,6 +223,8 @@ class GraphSnapshot:
     backward_calls: Tuple[BackwardCallInfo, ...] = ()
     notes: Tuple[str, ...] = ()
     modules: Tuple[ModuleInfo, ...] = ()  # in the order of their first call; parents first
+    replay: Tuple[ReplayStep, ...] = ()  # the backward call that left this graph, node by node, when recorded
+    replay_ran: int = 0  # how many nodes that call ran (more than len(replay) when cut at MAX_STEPS)
 
     def node(self, node_id: str) -> BackwardNode:
         return self.nodes[int(node_id[1:])]

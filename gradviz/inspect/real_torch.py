@@ -23,6 +23,7 @@ Two pieces, in the roles ``Recorder`` and ``snapshot`` play for the engine:
 PyTorch is imported only here, and only when one of these runs.
 """
 import contextlib
+import dataclasses
 import os
 import sys
 import weakref
@@ -133,8 +134,10 @@ class TorchRecorder:
 
     MAX_ERRORS = 20
 
-    def __init__(self, on_backward=None, capture=None, keep=1, sites=None):
+    def __init__(self, on_backward=None, capture=None, keep=1, sites=None, replay=False):
         self.torch = import_torch()
+        self.replay = replay  # hook every backward call's nodes, for the explorer (inspect.replay)
+        self._depth = 0  # backward calls running: a checkpoint's inner one is part of the outer
         self.callback, self.capture, self.keep, self.sites = on_backward, capture, keep, sites
         self.captures = []
         self.errors = []
@@ -339,20 +342,42 @@ class TorchRecorder:
                                 self._site())
         self._calls.append(info)
         self._notify("start", edges, info)
+        replaying = None
+        if self.replay and self._depth == 0:
+            replaying = self._replay_recorder()
+            replaying.start([n for n, _ in edges])
+        self._depth += 1
         try:
             return func(*args, **kwargs)
         finally:
+            self._depth -= 1
+            if replaying is not None:
+                replaying.stop()
             try:
                 self._attribute_freed(edges, info)
                 roots = [e for e in edges if e[0] is not None]
                 if self.capture is not None and roots:  # no graph at all: the call raised at once
                     snap = snapshot(roots, self.capture(), self)
+                    if replaying is not None:
+                        snap = dataclasses.replace(snap, replay=tuple(replaying.steps), replay_ran=replaying.ran)
                     site = self.sites(info.site) if self.sites is not None and info.site else info.site
                     self.captures.append((BackwardCallInfo(info.index, info.kind, site), snap))
                     del self.captures[:-self.keep or None]
             except Exception as e:  # noqa: BLE001
                 self._error("on_backward", e)
             self._notify("end", edges, info)
+
+    def _replay_recorder(self):
+        from .replay import ReplayRecorder, numpy_stats
+        torch = self.torch
+
+        def stats(g):
+            if g is None:
+                return None
+            g = g.detach()
+            values = (g.abs() if g.is_complex() else g).to("cpu", torch.float64).numpy()
+            return numpy_stats(values, _dtype(g.dtype))
+        return ReplayRecorder(_next_nodes, stats)
 
     def _notify(self, phase, edges, info):
         if self.callback is not None:

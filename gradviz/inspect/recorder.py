@@ -13,6 +13,7 @@ backward / autograd.grad. It keeps only small records, never a tensor or a node:
 Weakref callbacks only append to a list (they may fire in the middle of anything,
 including a loop over our dicts); the dead records are pruned on the next event.
 """
+import dataclasses
 import sys
 import weakref
 
@@ -56,9 +57,11 @@ class Recorder:
 
     MAX_ERRORS = 20
 
-    def __init__(self, on_backward=None, capture=None, keep=1, sites=None):
+    def __init__(self, on_backward=None, capture=None, keep=1, sites=None, replay=False):
         self.callback = on_backward
         self.capture = capture
+        self.replay = replay  # hook every backward call's nodes, for the explorer (inspect.replay)
+        self._replaying = None
         self.sites = sites  # how snapshots name places in the user's code (see ``snapshot``)
         self.keep = keep
         self.captures = []
@@ -218,11 +221,20 @@ class Recorder:
             info = BackwardCallInfo(call.index, call.kind, call.site)
             edges = tuple((weakref.ref(n), nr) for n, nr in roots if n is not None)
             self._backward_calls.append((info, edges))
+            if self.replay and self._in_backward == 1:  # a checkpoint's inner backward is part of this one
+                self._replaying = _engine_replay()
+                self._replaying.start([n for n, _ in roots])
         else:
             self._in_backward = max(0, self._in_backward - 1)
+            replaying = self._replaying if self._in_backward == 0 else None
+            if replaying is not None:
+                self._replaying = None
+                replaying.stop()
             if self.capture is not None:
                 from .snapshot import snapshot
                 snap = snapshot([(n, nr) for n, nr in roots if n is not None], self.capture(), self)
+                if replaying is not None:
+                    snap = dataclasses.replace(snap, replay=tuple(replaying.steps), replay_ran=replaying.ran)
                 site = self.sites(call.site) if self.sites is not None and call.site else call.site
                 self.captures.append((BackwardCallInfo(call.index, call.kind, site), snap))
                 del self.captures[:-self.keep or None]
@@ -383,6 +395,15 @@ class Recorder:
 
 
 _ENGINE_CALLS = {}
+
+
+def _engine_replay():
+    from .replay import ReplayRecorder, numpy_stats
+    from .snapshot import next_nodes
+
+    def stats(g):
+        return None if g is None else numpy_stats(g._data, dtype_name(g._data.dtype))
+    return ReplayRecorder(next_nodes, stats)
 
 
 def _tensor_args(frame):

@@ -61,7 +61,7 @@ def snapshot(roots, names=None, recorder=None, sites=None) -> GraphSnapshot:
 def _snapshot(roots, names, recorder):
     names = _with_module_names(recorder, _normalize_names(names))
     root_specs = [root_spec(r) for r in _as_list(roots)]
-    order, index = walk([spec[1] for spec in root_specs if spec[1] is not None], _next_nodes)
+    order, index = walk([spec[1] for spec in root_specs if spec[1] is not None], next_nodes)
     forward = Forward(recorder, names, order, index, root_specs) if recorder is not None else None
     out_names = _output_names(root_specs, names, index, forward)
 
@@ -126,7 +126,7 @@ def _normalize_names(names):
 # --------------------------------------------------------------------------- backward
 
 
-def _next_nodes(node):
+def next_nodes(node):
     fns = getattr(node, "_fns", None)  # the engine's flat edges; other node types expose next_functions
     return fns if fns is not None else tuple(fn for fn, _ in node.next_functions)
 
@@ -140,7 +140,7 @@ def node_ids(roots) -> dict:
     """``{id(node): 'n<k>'}`` of the engine graph reachable from ``roots``, numbered as
     ``snapshot`` numbers its nodes (the same walk from the same roots)."""
     specs = [root_spec(r) for r in roots]
-    return walk([spec[1] for spec in specs if spec[1] is not None], _next_nodes)[1]
+    return walk([spec[1] for spec in specs if spec[1] is not None], next_nodes)[1]
 
 
 def _node(node_id, node, index, names, forward, out_names, calls):
