@@ -141,7 +141,7 @@ def run_cell(ip, cell: str, opts) -> None:
                                 notebook=True, code_file=filename)
     names = Names(filename)
     names.bind(ns)
-    watch = Watch(names, sites=program.site)
+    watch = Watch(names, sites=program.site, replay=True)  # the explorer replays the cell's backward
     before = scripting.snapshot(ns, engine.Tensor, nn.Module)
     real = _real_torch_objects(ns)  # what earlier cells made with the real PyTorch
     internal = [scripting.GRADVIZ_DIR]
@@ -244,7 +244,7 @@ def _engine_names(ns):
 
 
 def _display_report(ip, opts, watch, names, program, before, after, target) -> None:
-    from IPython.display import HTML, display
+    from IPython.display import display
 
     from gradviz import scripting
     from gradviz.commands import CommandError, common
@@ -255,13 +255,13 @@ def _display_report(ip, opts, watch, names, program, before, after, target) -> N
     try:
         rep = run_command.graph_report(opts, watch, names, program)
     except CommandError as e:  # --root NAME that the namespace does not have
-        display(HTML(html.tensor_table(changed, "Tensors this cell made or changed")))
+        display(_table(changed, "Tensors this cell made or changed"))
         print(f"%%{MAGIC}: error: {visible(e.message)}", file=sys.stderr)
         return
     if rep.tensors is not None:  # after --backward-twice: gradients as they now are
         changed = scripting.changed_tensors(before, rep.tensors)
     if changed:
-        display(HTML(html.tensor_table(changed, "Tensors this cell made or changed")))
+        display(_table(changed, "Tensors this cell made or changed"))
     else:
         print("No tensor was made or changed by this cell.")
     if rep.snapshot is None:
@@ -285,6 +285,15 @@ def _display_report(ip, opts, watch, names, program, before, after, target) -> N
             print(f"%%{MAGIC}: error: {visible(outcome.error.message)}", file=sys.stderr)
         elif outcome.result is not None:
             print(common.describe_written(outcome))
+
+
+def _table(tensors, caption):
+    """The tensor table as HTML, with the terminal's table for a text-only front end."""
+    from gradviz.render import html, tables
+
+    buf = io.StringIO()
+    tables.print_tensors(tables.make_console(buf, width=110, plain=True), tensors, caption)
+    return html.TensorTable(tensors, caption, buf.getvalue().rstrip("\n"))
 
 
 def _tree_text(snap, depth=None) -> str:

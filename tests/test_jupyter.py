@@ -94,6 +94,10 @@ def test_the_magic_shows_table_graph_tree_and_second_backward(executed):
     assert '<table class="gv-tensors">' in table and "<caption>Tensors this cell made or changed</caption>" in table
     assert re.search(r"<td class=\"name\">x</td><td>\(3,\)</td><td>float32</td><td>True</td><td>True</td>", table)
     assert '<td class="grad_fn">SumBackward0</td>' in table
+    plain = [t for t in data(nb, 1, "text/plain") if "Tensors this cell made or changed" in t]
+    assert plain and "SumBackward0" in plain[0]  # the table as the terminal prints it, for text-only front ends
+    explorer = data(nb, 1, "text/html")[1]
+    assert 'aria-label="Search the graph"' in explorer and ">Step</button>" in explorer  # the backward replays
     svg = data(nb, 1, "image/svg+xml")[0]
     assert svg.lstrip().startswith(("<?xml", "<svg")) and "MulBackward0" in svg and "freed by backward" in svg
     assert "In [2]:4" in svg  # sites name the notebook cell
@@ -115,10 +119,15 @@ def test_later_cells_see_the_magics_variables(executed):
 def test_show_draws_inline_and_saves(executed):
     nb, png, _ = executed
     result = outputs(nb, 3, "execute_result")[0]
-    assert set(result.data) == {"text/plain", "image/svg+xml"}
+    assert set(result.data) == {"text/plain", "image/svg+xml", "text/html"}
     svg = result.data["image/svg+xml"]
     assert "ExpBackward0" in svg and "MulBackward0" in svg and ">w<" in svg  # the leaf named after the variable
-    assert result.data["text/plain"].startswith("<gradviz Graph: ")
+    # a text-only front end gets the graph as the tree
+    text = result.data["text/plain"]
+    assert text.startswith("<gradviz Graph: ") and "└── SumBackward0" in text and "AccumulateGrad → w" in text
+    # the explorer: the same picture, a search box, the nodes' data, its script
+    explorer = result.data["text/html"]
+    assert 'type="search"' in explorer and "ExpBackward0" in explorer and '<script type="application/json"' in explorer
     assert stream(nb, 4) == "png True\n"
     assert png_size(png)[0] > 50
 

@@ -234,7 +234,7 @@ def _evaluate(opts, program, shape, specs, dtype, target, eng, clock) -> Outcome
     engine = eng.torch
     out = Outcome(program=program)
     holder = {}
-    watch = Watch(lambda: _labels(holder["ev"]) if "ev" in holder else {}, real=eng.real)
+    watch = Watch(lambda: _labels(holder["ev"]) if "ev" in holder else {}, real=eng.real, replay=opts.html is not None)
     saved_grad = engine.is_grad_enabled()
     from gradviz import scripting
     try:

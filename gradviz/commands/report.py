@@ -70,7 +70,7 @@ class _Pictures:
         self.tty = total > 1 and _isatty(sys.stderr)
 
     def figure(self, snap, caption, notes=(), **options):
-        from gradviz.render import dot, html
+        from gradviz.render import dot, explorer, html
 
         self.done += 1
         if self.tty:
@@ -83,7 +83,7 @@ class _Pictures:
             svg = graph.pipe("svg").decode("utf-8")
         except dot.RenderError as e:
             return html.Figure(caption, problem=str(e))
-        return html.Figure(caption, svg=svg, notes=list(graph.notes))
+        return html.Figure(caption, svg=svg, notes=list(graph.notes), explore=explorer.data(snap, graph, caption))
 
     def close(self):
         if self.tty:

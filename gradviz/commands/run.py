@@ -124,8 +124,8 @@ def _run(opts: RunOptions, program, send) -> int:
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
     names = Names(program.code_path, eng.torch)
     watching = want_graph or html_path is not None
-    watch = (Watch(names, sites=program.site if program.notebook else None, real=eng.real)
-             if watching else None)
+    watch = (Watch(names, sites=program.site if program.notebook else None, real=eng.real,
+                   replay=html_path is not None) if watching else None)
     cell_graphs = report_page.CellGraphs(watch) if html_path is not None else None
     if not opts.as_json:
         for note in program.notes:
@@ -498,6 +498,10 @@ def graph_report(opts: RunOptions, watch, names, program) -> GraphReport:
             if rep.first is None or rep.first.ok:
                 rep.second = common.backward_pass(rep.roots, opts.graph.retain_graph, names.torch)
             rep.snapshot = snapshot([r.target() for r in rep.roots], names(), watch.recorder)
+            if captured is not None and [n.name for n in rep.snapshot.nodes] == [n.name for n in captured[1].nodes]:
+                # the graph the script's backward ran through: its replay
+                rep.snapshot = dataclasses.replace(rep.snapshot, replay=captured[1].replay,
+                                                   replay_ran=captured[1].replay_ran)
         rep.tensors = names.tensors()
     elif rep.snapshot is None:
         with watch:

@@ -61,14 +61,16 @@ class Watch:
     whether a node was the root of some backward call.
     """
 
-    def __init__(self, names: Callable[[], dict], sites: Optional[Callable] = None, real: bool = False):
+    def __init__(self, names: Callable[[], dict], sites: Optional[Callable] = None, real: bool = False,
+                 replay: bool = False):
         if real:  # the user's code runs on the installed PyTorch
             from gradviz.inspect.real_torch import TorchRecorder as Recorder
         else:
             from gradviz.inspect import Recorder
 
         self.names = names
-        self.recorder = Recorder(on_backward=self._on_backward, capture=names, keep=1, sites=sites)
+        # replay: record each backward call node by node, for the explorer (inspect.replay)
+        self.recorder = Recorder(on_backward=self._on_backward, capture=names, keep=1, sites=sites, replay=replay)
         self.last_edges: list = []
         self._roots = weakref.WeakSet()
         self._seqs = set()

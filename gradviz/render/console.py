@@ -24,8 +24,9 @@ class PipeConsole(Console):
         raise BrokenPipeError()
 
 
-def make_console(file, *, width=None) -> Console:
-    """A Console on ``file``; wider than rich's 80 columns in a pipe (unless $COLUMNS)."""
+def make_console(file, *, width=None, plain=False) -> Console:
+    """A Console on ``file``; wider than rich's 80 columns in a pipe (unless $COLUMNS).
+    plain: no colors whatever the environment says (text for a notebook's text/plain)."""
     if width is None and "COLUMNS" not in os.environ:
         isatty = getattr(file, "isatty", None)
         try:
@@ -36,7 +37,8 @@ def make_console(file, *, width=None) -> Console:
             width = PIPE_WIDTH
     # force_jupyter=False: inside a kernel, rich would display HTML instead of writing to ``file``
     return PipeConsole(file=file, width=width, markup=False, highlight=False, emoji=False,
-                       soft_wrap=False, force_jupyter=False)
+                       soft_wrap=False, force_jupyter=False, **({"color_system": None, "force_terminal": False}
+                                                                if plain else {}))
 
 
 def print_text(console: Console, text: str, text_style: str = "", **print_options) -> None:

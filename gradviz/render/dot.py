@@ -172,6 +172,7 @@ class Graph:
                     break
                 builder, source = smaller, smaller_source
         self.source = source
+        self._drawn = builder.drawn
         self.notes = tuple(builder.notes)
         self.estimate = builder.estimate  # of the picture as built, before Graphviz's layout
 
@@ -194,6 +195,13 @@ class Graph:
             self._compose(READABLE_PIXELS * factor, READABLE_SIDE * factor ** 0.5, LARGEST_PIXELS * factor,
                           LARGEST_SIDE * factor ** 0.5)
 
+    def drawn_as(self, item):
+        """The DOT name of the box that stands for a node, op or value in the picture:
+        its own (``b_n3``, ``f_v2``), or the folded box it is in; None when not drawn."""
+        view, prefix = ("forward", "f_") if item[:1] in ("v", "f") else ("backward", "b_")
+        plan = self._drawn.get(view)
+        return None if plan is None else prefix + plan.rep(item)
+
     def pipe(self, format="svg", *, max_pixels=DEFAULT_MAX_PIXELS, timeout=DEFAULT_TIMEOUT) -> bytes:
         data, _, _ = draw(self.source, format, max_pixels, timeout)
         return data
@@ -202,9 +210,15 @@ class Graph:
         return self.pipe("svg").decode("utf-8")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = {"text/plain": repr(self)}
+        """What a notebook shows: the explorer (text/html; a notebook that runs no script
+        shows its picture, static), the picture (image/svg+xml), and the graph as the
+        tree for a text-only front end (text/plain)."""
+        bundle = {"text/plain": repr(self) + "\n" + self._tree_text()}
         try:
-            bundle["image/svg+xml"] = self._repr_svg_()
+            svg = self._repr_svg_()
+            bundle["image/svg+xml"] = svg
+            from . import explorer, html
+            bundle["text/html"] = html.notebook_figure(svg, explorer.data(self.snapshot, self))
         except RenderError as e:  # no Graphviz, too big: the text still says why
             bundle["text/plain"] += f"\n({e})"
         if include:
@@ -212,6 +226,14 @@ class Graph:
         if exclude:
             bundle = {k: v for k, v in bundle.items() if k not in exclude}
         return bundle
+
+    def _tree_text(self, width=100) -> str:
+        import io
+
+        from . import tables, tree
+        buf = io.StringIO()
+        tree.print_tree(self.snapshot, console=tables.make_console(buf, width=width, plain=True), depth=self.depth)
+        return buf.getvalue().rstrip("\n")
 
     def __repr__(self):
         s = self.snapshot
@@ -321,6 +343,7 @@ class _Builder:
         self.backward = view in ("both", "backward")
         self.max_nodes = max_nodes
         self.notes = []
+        self.drawn = {}  # view -> its collapse plan: what box stands for each node (``Graph.drawn_as``)
         self.used = set()  # legend entries in use
         self.highlight = frozenset()  # backward node ids drawn as the failing node
 
@@ -393,6 +416,7 @@ class _Builder:
                                  roots=set(root_of))
             if plan.collapsed:
                 self.notes.append(self._collapse_note("backward", plan, len(nodes), "nodes"))
+        self.drawn["backward"] = plan
         at = _Placer(g, plan, "b")
         for n in nodes:
             if n.id in plan.group_of:
@@ -491,6 +515,7 @@ class _Builder:
         if plan is None:
             plan = collapse.plan(items, [(v, u) for u, v in edges], kind, weight, pinned, budget, fold=self.fold,
                                  roots=roots)
+        self.drawn["forward"] = plan
         if plan.collapsed and not place:
             if any(kind[m] != "tensor" for g in plan.groups for m in g.members):
                 note = self._collapse_note("forward", plan, len(s.ops), "ops", lambda m: kind[m] != "tensor")

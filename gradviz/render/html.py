@@ -7,12 +7,14 @@ from anywhere, so it works offline and can be mailed as one file.
 """
 import html
 import io
+import itertools
 import keyword
 import re
 import tokenize
 from dataclasses import dataclass, field
 from typing import Optional
 
+from . import explorer
 from .values import COLUMNS, tensor_rows
 
 
@@ -110,6 +112,7 @@ class Figure:
     svg: Optional[str] = None
     problem: Optional[str] = None  # e.g. over the pixel budget
     notes: list = field(default_factory=list)
+    explore: Optional[dict] = None  # the explorer's data (render.explorer.data): search, details, replay
 
 
 _PROLOG = re.compile(r"^\s*(<\?xml[^>]*>\s*)?(<!DOCTYPE[^>]*>\s*)?(<!--.*?-->\s*)*", re.S)
@@ -134,8 +137,34 @@ def figure(fig: Figure, number: int) -> str:
              '<button data-zoom="1" title="actual size">1:1</button>'
              '<span>drag to pan, wheel or +/&minus; to zoom</span></div>')
     svg = inline_svg(fig.svg, f"g{number}-")
-    return (f'<figure class="gv-figure">{tools}<div class="gv-viewport">{svg}</div>'
+    if fig.explore is None:
+        return (f'<figure class="gv-figure">{tools}<div class="gv-viewport">{svg}</div>'
+                f"<figcaption>{escape(fig.caption)}</figcaption>{notes}</figure>")
+    return (f'<figure class="gv-figure gv-explorer">{tools}{explorer.block(number, fig.explore)}'
+            f'<div class="gv-body"><div class="gv-viewport">{svg}</div>{explorer.details_panel()}</div>'
             f"<figcaption>{escape(fig.caption)}</figcaption>{notes}</figure>")
+
+
+def notebook_figure(svg: str, data: dict, caption: str = "") -> str:
+    """One picture as the explorer, standing alone in a notebook's output: its styles
+    scoped to it, its script guarded against running twice on one figure."""
+    number = next(_NOTEBOOK_FIGURES)
+    fig = figure(Figure(caption, svg=svg, explore=data), 100_000 + number)
+    return (f'<div class="gv-nb"><style>{_FIGURE_CSS}{explorer.CSS}</style>{fig}'
+            f"<script>{_JS}{explorer.SCRIPT}</script></div>")
+
+
+_NOTEBOOK_FIGURES = itertools.count(1)  # each output's picture its own ids
+
+
+class TensorTable:
+    """A tensor table for a notebook: HTML, and the terminal's table as text/plain."""
+
+    def __init__(self, tensors, caption: str, text: str):
+        self.tensors, self.caption, self.text = tensors, caption, text
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/html": tensor_table(self.tensors, self.caption), "text/plain": self.text}
 
 
 # --------------------------------------------------------------------------- explanations
@@ -233,12 +262,12 @@ def page(title: str, subtitle: str, summary: list, sections: list) -> str:
     summary_html = "".join(f"<li>{escape(line)}</li>" for line in summary)
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
+            f"<title>{escape(title)}</title><style>{_CSS}{explorer.CSS}</style></head><body>"
             f'<header><h1>{escape(title)}</h1><p class="gv-sub">{escape(subtitle)}</p>'
             f'<ul class="gv-summary">{summary_html}</ul><nav><ol>{toc}</ol></nav></header>'
             f'<main>{"".join(body)}</main>'
             f"<footer>Made by gradviz. This page is self-contained: it loads nothing from the network.</footer>"
-            f"<script>{_JS}</script></body></html>\n")
+            f"<script>{_JS}{explorer.SCRIPT}</script></body></html>\n")
 
 
 _CSS = """
@@ -288,6 +317,14 @@ summary{cursor:pointer;font-weight:600;font-size:14px;margin:0 0 6px}
 .gv-tensors td.name{font-weight:600}
 .gv-tensors tr.leaf td.name{color:#0550ae}
 .gv-tensors tr.nograd td{color:var(--muted)}
+footer{color:var(--muted);font-size:12px;padding-bottom:30px}
+@media print{.gv-tools{display:none}.gv-viewport{border:none}}
+"""
+
+# The pictures' styles: on the report's page, and scoped to a notebook's output (.gv-nb).
+_FIGURE_CSS = """
+.gv-nb{--fg:#1f2328;--muted:#656d76;--line:#d0d7de;--bg:#fff;--soft:#f6f8fa;--red:#cf222e;--blue:#0969da;
+  color:var(--fg);font:14px/1.5 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif}
 .gv-figure{margin:4px 0 12px}
 .gv-viewport{border:1px solid var(--line);border-radius:6px;overflow:hidden;background:#fff;cursor:grab;
   touch-action:none;position:relative}
@@ -298,14 +335,14 @@ summary{cursor:pointer;font-weight:600;font-size:14px;margin:0 0 6px}
   border-radius:5px;background:var(--bg);cursor:pointer}
 .gv-figure figcaption{font-size:13px;color:var(--muted);margin-top:4px}
 .gv-problem{color:var(--red)}
-footer{color:var(--muted);font-size:12px;padding-bottom:30px}
-@media print{.gv-tools{display:none}.gv-viewport{border:none}}
 """
+_CSS += _FIGURE_CSS
 
 _JS = """
 (function(){
 function setup(fig){
-  var vp=fig.querySelector('.gv-viewport'), svg=vp&&vp.querySelector('svg'); if(!svg) return;
+  var vp=fig.querySelector('.gv-viewport'), svg=vp&&vp.querySelector('svg'); if(!svg||fig.gvReady) return;
+  fig.gvReady=true;  // a notebook runs this again for every output
   var vb=svg.viewBox.baseVal, full={x:vb.x,y:vb.y,w:vb.width,h:vb.height};
   var natural=(svg.height.baseVal.valueInSpecifiedUnits?svg.height.baseVal.value:full.h);
   var naturalW=(svg.width.baseVal.valueInSpecifiedUnits?svg.width.baseVal.value:full.w);
@@ -341,6 +378,14 @@ function setup(fig){
   function end(){drag=null;vp.classList.remove('dragging');}
   vp.addEventListener('pointerup',end); vp.addEventListener('pointercancel',end);
   vp.addEventListener('dblclick',function(e){var r=vp.getBoundingClientRect();zoom(1.6,e.clientX-r.left,e.clientY-r.top);});
+  // The explorer brings a node into view: at 1:1 when the picture is shrunk too small to read.
+  fig.gvCenter=function(el,keep){var r=vp.getBoundingClientRect(), b=el.getBoundingClientRect();
+    var s=Math.max(view.w/r.width,view.h/r.height), small=full.w/naturalW;
+    if(!keep&&s>small*1.5){var cx=view.x+(b.left+b.width/2-r.left-(r.width-view.w/s)/2)*s,
+      cy=view.y+(b.top+b.height/2-r.top-(r.height-view.h/s)/2)*s;
+      view={x:cx-r.width*small/2,y:cy-r.height*small/2,w:r.width*small,h:r.height*small};apply();return;}
+    if(b.left>=r.left&&b.right<=r.right&&b.top>=r.top&&b.bottom<=r.bottom) return;
+    view.x+=(b.left+b.width/2-(r.left+r.width/2))*s; view.y+=(b.top+b.height/2-(r.top+r.height/2))*s; apply();};
   window.addEventListener('resize',fitHeight);
 }
 document.querySelectorAll('.gv-figure').forEach(setup);

@@ -1,0 +1,196 @@
+"""The explorer (render/explorer.py): the report's graphs searched, read node by node and
+replayed, as a person uses them in Chromium (Playwright; every network request refused),
+and its data checked without a browser."""
+import json
+import re
+import shutil
+import textwrap
+import time
+
+import pytest
+
+from _cli_helpers import SEED, invoke, write
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs it)")
+
+
+def report(tmp_path, script, *args, name="report.html"):
+    out = tmp_path / name
+    r = invoke("run", script, "--html", out, *args)
+    assert r.exit_code in (0, 1), r.stderr
+    return out
+
+
+def explorer_data(page_text, k=-1):
+    blocks = re.findall(r'<script type="application/json" class="gv-data" id="gv-data-\d+">(.*?)</script>',
+                        page_text, re.S)
+    return json.loads(blocks[k])
+
+
+# --------------------------------------------------------------------------- the data
+
+
+def test_the_seed_report_carries_the_replay_of_its_backward(tmp_path):
+    d = explorer_data(report(tmp_path, SEED).read_text())
+    names = [n[0] for n in d["nodes"]]
+    assert len(d["steps"]) == d["ran"] == len(names) == 12  # every node ran once
+    assert names[d["steps"][0][0]] == "SumBackward0"  # the root first
+    accumulate = [s for s in d["steps"] if names[s[0]] == "AccumulateGrad"]
+    assert len(accumulate) == 5 and all(s[2] == [] for s in accumulate)  # they write .grad, send nothing on
+    a = next(s for s in d["steps"] if d["nodes"][s[0]][6] and d["nodes"][s[0]][6][0] == "a")
+    # a gets two contributions (through b and through c): the step's arriving gradient is their sum
+    senders = [s for s in d["steps"] if any(e[0] == a[0] for e in d["nodes"][s[0]][8])]
+    assert len(senders) == 2
+    total = [sum(t) for t in zip(*[s[2][[e[0] for e in d["nodes"][s[0]][8]].index(a[0])][6] for s in senders])]
+    assert a[1][0][6] == pytest.approx(total, rel=1e-4, abs=1e-5)  # kept to 6 digits
+    mul = next(n for n in d["nodes"] if n[0] == "MulBackward0" and n[1] == ["b"])
+    assert mul[3] == "seed_graph.py:13" and mul[4] == "b = w1 * a"
+    assert [s[0] for s in mul[7]] == ["_saved_self", "_saved_other"] and mul[7][0][5] == 36  # bytes
+
+
+def test_a_run_without_a_report_records_no_replay(tmp_path):
+    r = invoke("run", SEED, "--json", "--tree")
+    assert "steps" not in r.stdout  # the hooks go on only for the explorer
+
+
+def test_untrusted_text_cannot_leave_the_data_block(tmp_path):
+    script = write(tmp_path, textwrap.dedent("""\
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        y = (x * 2).sum()  # </script><script>alert(1)</script><!--
+        y.backward()
+        """))
+    page = report(tmp_path, script).read_text()
+    assert "</script><script>alert(1)" not in page
+    d = explorer_data(page)
+    assert any("</script><script>alert(1)</script>" in n[4] for n in d["nodes"])  # as text, in the data
+
+
+# --------------------------------------------------------------------------- in Chromium
+
+
+@pytest.fixture()
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def open_page(browser, path, problems):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort())
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("dialog", lambda d: (problems.append("dialog: " + d.message), d.dismiss()))
+    page.on("requestfailed", lambda r: problems.append("request: " + r.url))
+    start = time.monotonic()
+    page.goto(path.as_uri())
+    page.wait_for_function("() => [...document.querySelectorAll('figure.gv-explorer')].every(f => f.gvExplorer)")
+    return page, time.monotonic() - start
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_a_learner_steps_the_seed_backward_until_a_grad_is_written(browser, tmp_path):
+    problems = []
+    page, _ = open_page(browser, report(tmp_path, SEED), problems)
+    fig = page.locator("figure.gv-explorer").last
+    stepno = fig.get_by_role("status").filter(has_text="step")
+    assert stepno.text_content() == "step 0 of 12"
+    step = fig.get_by_role("button", name="Step")
+    details = fig.locator(".gv-details")
+    step.click()
+    assert stepno.text_content() == "step 1 of 12"
+    assert details.inner_text().startswith("SumBackward0 → L")
+    assert fig.locator("g.node.gv-run").count() == 1 and fig.locator("g.edge.gv-flow").count() >= 1
+    for _ in range(11):
+        step.click()
+        if "writes a.grad" in details.inner_text():
+            break
+    text = details.inner_text()
+    assert "writes a.grad = (3, 3) [" in text
+    assert re.search(r"= \[?.* from MulBackward0 n\d+ \+ .* from MulBackward0 n\d+", text)  # the terms at fan-in
+    fig.get_by_role("button", name="Back").click()
+    assert stepno.text_content().startswith("step ") and "writes a.grad" not in details.inner_text()
+    play = fig.get_by_role("button", name="Play")
+    play.click()
+    assert fig.get_by_role("button", name="Pause").get_attribute("aria-pressed") == "true"
+    page.wait_for_function("() => document.querySelector('figure.gv-explorer:last-of-type .gv-stepno')"
+                           ".textContent === 'step 12 of 12'", timeout=15_000)
+    assert fig.get_by_role("button", name="Play").get_attribute("aria-pressed") == "false"  # stops at the end
+    fig.screenshot(path=str(tmp_path / "replay.png"))
+    assert problems == []
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_search_selects_and_describes_what_a_node_saved(browser, tmp_path):
+    problems = []
+    page, _ = open_page(browser, report(tmp_path, SEED), problems)
+    fig = page.locator("figure.gv-explorer").last
+    box = fig.get_by_role("searchbox", name="Search the graph")
+    box.fill("w1")
+    assert fig.locator(".gv-matches").text_content() == "3 matches"  # the leaf, b's node, the forward op
+    box.press("Enter")
+    assert fig.locator(".gv-matches").text_content() == "1 of 3 matches"
+    assert fig.locator("g.node.gv-sel").count() == 1
+    box.press("ArrowDown")
+    assert fig.locator(".gv-matches").text_content() == "2 of 3 matches"
+    box.fill("seed_graph.py:13")
+    box.press("Enter")
+    text = fig.locator(".gv-details").inner_text()
+    assert "MulBackward0 → b" in text and "b = w1 * a" in text
+    assert "_saved_self = w1" in text and "(3, 3) float32 · 36 bytes · freed by backward at seed_graph.py:20" in text
+    box.fill("no such thing")
+    assert fig.locator(".gv-matches").text_content() == "no match"
+    # a click on a box selects what it stands for
+    fig.locator("g.node", has_text="RsubBackward1").first.click()
+    assert fig.locator(".gv-details h4").text_content().startswith("RsubBackward1")
+    assert problems == []
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_hostile_text_stays_text_in_the_explorer(browser, tmp_path):
+    script = write(tmp_path, textwrap.dedent("""\
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        y = (x * 2).sum()  # <img src=x onerror=alert(1)></script><script>alert(2)</script>
+        y.backward()
+        """))
+    problems = []
+    page, _ = open_page(browser, report(tmp_path, script), problems)
+    fig = page.locator("figure.gv-explorer").last
+    fig.get_by_role("searchbox").fill("onerror")
+    fig.get_by_role("searchbox").press("Enter")
+    assert "<img src=x onerror=alert(1)>" in fig.locator(".gv-details").inner_text()
+    assert page.locator(".gv-details img").count() == 0
+    assert problems == []
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_a_100000_op_chain_report_opens_within_5_seconds(browser, tmp_path):
+    script = write(tmp_path, textwrap.dedent("""\
+        import torch
+        x = torch.randn(4, requires_grad=True)
+        y = x
+        for i in range(25000):
+            y = torch.tanh(y * 1.01 + 0.5).sin()
+        y.sum().backward()
+        """))
+    path = report(tmp_path, script, "--timeout", "300")
+    problems = []
+    page, ready = open_page(browser, path, problems)
+    assert ready < 5.0, ready
+    fig = page.locator("figure.gv-explorer").last
+    start = time.monotonic()
+    fig.get_by_role("button", name="Step").click()
+    assert fig.locator(".gv-stepno").text_content() == "step 1 of 100,001" or \
+        fig.locator(".gv-stepno").text_content().startswith("step 1 of ")
+    assert time.monotonic() - start < 1.0
+    assert problems == []
