@@ -122,6 +122,11 @@ class BackwardNode:
     # (1, 2, ...: a block reused per time step). None / 0: made outside any module.
     module: Optional[str] = None
     module_call: int = 0
+    # The gradient formula of each differentiable input, as gradviz's op table writes it:
+    # (('self', 'grad * F.conj(other)'), ('other', 'grad * F.conj(self)')). Empty where the
+    # table does not know the node (AccumulateGrad, a custom Function). Last, as a new field
+    # must be: a snapshot pickles its fields in order.
+    formulas: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def recomputes_forward(self) -> bool:

@@ -33,6 +33,7 @@ from .calls import op_name as _op_name_of
 from .engines import is_gradviz_alias as _is_gradviz_alias
 from .engines import is_real_node as _is_real_node
 from .engines import real_torch_module as _real_torch
+from .formulas import formula_texts
 from .forward import Forward
 from .model import BackwardCallInfo, BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
 from .modules import ModuleTracker
@@ -836,7 +837,7 @@ class _Reader:
             edges=tuple(edges), saved=saved, outputs=outputs,
             freed_by=_call_info(freed_by, calls), leaf=leaf,
             output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else (),
-            module=module, module_call=module_call)
+            module=module, module_call=module_call, formulas=formula_texts(cls))  # gradviz's table, where it knows cls
 
     def _shape(self, shape, dtype):
         key = (shape, dtype)

@@ -20,6 +20,7 @@ from .engines import is_engine_node as _is_node
 from .engines import is_engine_root
 from .engines import is_engine_tensor as _is_tensor
 from .engines import uses_real_torch
+from .formulas import formula_texts
 from .forward import Forward
 from .model import BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
 from .modules import tensor_names as _with_module_names
@@ -165,7 +166,7 @@ def _node(node_id, node, index, names, forward, out_names, calls):
         sequence_nr=_sequence_nr(node), edges=tuple(edges), saved=saved, outputs=outputs,
         freed_by=_call_info(getattr(node, "_freed_by", None), calls), leaf=leaf, inner=inner,
         output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else (),
-        module=module, module_call=module_call)
+        module=module, module_call=module_call, formulas=formula_texts(cls))
 
 
 def _sequence_nr(node):

@@ -142,6 +142,7 @@ def node_dict(n) -> dict:
                   for s in n.saved if s.is_tensor],
         "next": [None if e.target is None else [e.target, e.output_nr] for e in n.edges],
         "leaf": None if leaf is None else {"name": leaf.name, "shape": list(leaf.shape), "dtype": leaf.dtype},
+        "formulas": [{"input": name, "formula": text} for name, text in n.formulas],
     }
 
 

@@ -27,6 +27,11 @@ from .autograd.node import Node
 
 _NODE_CLASSES = {}
 
+# The op of each node name, filled as ops are declared; the first declaration wins where
+# several share a name (MulBackward1). Read by inspection (autograd.graph.formulas_of),
+# never by the engine's own running: declaring an op is its only cost.
+OPS_BY_NODE = {}
+
 
 def not_implemented(what):
     """A formula ATen itself leaves unimplemented: raised when backward reaches it."""
@@ -73,7 +78,7 @@ class Op:
     __slots__ = (
         # declared
         "node_name", "forward", "formulas", "view", "promotes", "arithmetic", "multi_output", "plain", "joint",
-        "hidden",
+        "hidden", "formula_inputs",
         # worked out from the declaration, once
         "node_class", "formula_args", "input_index", "positions", "variadic", "saved_names", "unread_options",
         "save_plan", "save_plan_used", "special",
@@ -86,6 +91,7 @@ class Op:
         self.node_name = node_name
         self.forward = forward
         self.formulas = tuple(formulas.values())
+        self.formula_inputs = tuple(formulas)  # the differentiable inputs' names, in the formulas' order
         self.view = view
         self.promotes = promotes
         # The kernel is numpy arithmetic, where a Python float operand may come as a 0-d array
@@ -128,6 +134,7 @@ class Op:
         self.special = view or multi_output  # results need more than a plain new tensor
 
         self.memo = OpMemo()
+        OPS_BY_NODE.setdefault(node_name, self)
 
     def __repr__(self):
         return f"<Op {self.node_name}>"

@@ -39,6 +39,17 @@ def emit(event, *args):
                 handler(*args)
 
 
+def formulas_of(node_name):
+    """``((input name, formula), ...)`` of the op whose nodes are called ``node_name``
+    (``MulBackward0``: ``(('self', fn), ('other', fn))``), in the op table's order; empty for
+    a name the table does not declare (AccumulateGrad, a custom Function's node). For
+    inspectors: the engine itself reads its ops off its nodes."""
+    from .. import _ops  # the op table imports this module; every op is declared by now
+
+    op = _ops.OPS_BY_NODE.get(node_name)
+    return tuple(zip(op.formula_inputs, op.formulas)) if op is not None else ()
+
+
 def accumulator_of(leaf):
     """The one AccumulateGrad of a leaf; the leaf holds it weakly so graphs own it."""
     ref = leaf._accumulator
