@@ -23,9 +23,21 @@ def report(tmp_path, script, *args, name="report.html"):
 
 
 def explorer_data(page_text, k=-1):
+    """The data of the page's k-th explorer, its texts looked up in its string table (as the
+    page's script does): nodes as [name, outputs, module, site, code, drawn, leaf, saved,
+    next, formulas]; a small gradient as [shape, dtype, values]."""
     blocks = re.findall(r'<script type="application/json" class="gv-data" id="gv-data-\d+">(.*?)</script>',
                         page_text, re.S)
-    return json.loads(blocks[k])
+    d = json.loads(blocks[k])
+    S = d["strings"]
+
+    def s(k):
+        return None if k is None else S[k]
+    d["nodes"] = [[s(n[0]), [s(o) for o in n[1]], s(n[2]), s(n[3]), s(n[4]), s(n[5]),
+                   None if n[6] is None else [s(n[6][0]), n[6][1], s(n[6][2]), n[6][3]],
+                   [[s(x[0]), s(x[1]), s(x[2]), x[3], s(x[4]), x[5], s(x[6])] for x in n[7]], n[8],
+                   [[s(i), s(f)] for i, f in n[9]]] for n in d["nodes"]]
+    return d
 
 
 # --------------------------------------------------------------------------- the data
@@ -42,8 +54,8 @@ def test_the_seed_report_carries_the_replay_of_its_backward(tmp_path):
     # a gets two contributions (through b and through c): the step's arriving gradient is their sum
     senders = [s for s in d["steps"] if any(e[0] == a[0] for e in d["nodes"][s[0]][8])]
     assert len(senders) == 2
-    total = [sum(t) for t in zip(*[s[2][[e[0] for e in d["nodes"][s[0]][8]].index(a[0])][6] for s in senders])]
-    assert a[1][0][6] == pytest.approx(total, rel=1e-4, abs=1e-5)  # kept to 6 digits
+    total = [sum(t) for t in zip(*[s[2][[e[0] for e in d["nodes"][s[0]][8]].index(a[0])][2] for s in senders])]
+    assert a[1][0][2] == pytest.approx(total, rel=1e-4, abs=1e-5)  # kept to 6 digits
     mul = next(n for n in d["nodes"] if n[0] == "MulBackward0" and n[1] == ["b"])
     assert mul[3] == "seed_graph.py:13" and mul[4] == "b = w1 * a"
     assert [s[0] for s in mul[7]] == ["_saved_self", "_saved_other"] and mul[7][0][5] == 36  # bytes
@@ -148,6 +160,7 @@ def test_search_selects_and_describes_what_a_node_saved(browser, tmp_path):
     box.fill("no such thing")
     assert fig.locator(".gv-matches").text_content() == "no match"
     # a click on a box selects what it stands for
+    fig.get_by_role("button", name="fit").click()
     fig.locator("g.node", has_text="RsubBackward1").first.click()
     assert fig.locator(".gv-details h4").text_content().startswith("RsubBackward1")
     assert problems == []
@@ -193,4 +206,36 @@ def test_a_100000_op_chain_report_opens_within_5_seconds(browser, tmp_path):
     assert fig.locator(".gv-stepno").text_content() == "step 1 of 100,001" or \
         fig.locator(".gv-stepno").text_content().startswith("step 1 of ")
     assert time.monotonic() - start < 1.0
+    assert problems == []
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_a_practitioner_finds_what_the_first_blocks_layer_norm_saved(browser, tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from _cli_helpers import ROOT
+
+    path = report(tmp_path, str(ROOT / "bench" / "models" / "gpt2_12.py"), "--engine", "torch")
+    problems = []
+    page, ready = open_page(browser, path, problems)
+    assert ready < 3.0, ready
+    fig = page.locator("figure.gv-explorer").last
+    box = fig.get_by_role("searchbox", name="Search the graph")
+    box.fill("ln_1")
+    assert re.fullmatch(r"\d+ matches", fig.locator(".gv-matches").text_content())
+    box.press("Enter")
+    text = fig.locator(".gv-details").inner_text()
+    assert text.startswith("NativeLayerNormBackward0") and "module: model.module.transformer.h.0.ln_1" in text
+    assert "(2, 16, 768) float32 · 98,304 bytes · freed by backward" in text  # what it saved, how big
+    assert "gradient of each input" in text.lower() and "input: " in text
+    fig.get_by_role("button", name="Focus on its neighbourhood").click()
+    assert "gv-focus" in fig.locator(".gv-viewport svg").get_attribute("class")
+    fig.get_by_role("button", name="Show all").click()
+    assert "gv-focus" not in (fig.locator(".gv-viewport svg").get_attribute("class") or "")
+    start = time.monotonic()
+    for _ in range(20):
+        fig.get_by_role("button", name="Step").click()
+    assert (time.monotonic() - start) / 20 < 0.2  # each step well within a frame budget of 200 ms
+    assert fig.locator(".gv-stepno").text_content().startswith("step 20 of ")
     assert problems == []

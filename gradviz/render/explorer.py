@@ -11,7 +11,7 @@ Everything from the user's program (names, lines of code, values) reaches the pa
 JSON text in a ``<script type="application/json">`` block, escaped so it cannot end the
 block, and the script writes it with ``textContent`` only: it stays text.
 
-Schema (lists, for size: a 100,000-node graph):
+Schema (lists, for size: a 100,000-node graph; every text is a number into ``strings``):
   node: [name, output names, module, "file:line", code line, drawn, leaf, saved, next, formulas]
     leaf: [name, shape, dtype, grad shape or null] or null
     saved: [[attribute, tensor name, kind, shape, dtype, bytes, state]]  (state: "kept",
@@ -19,46 +19,69 @@ Schema (lists, for size: a 100,000-node graph):
     next: [[target node index or -1, input_nr]]
     formulas: [[input, text]]
   op: [name, module, "file:line", code line, drawn, input names, output names, node index or -1]
-  step: [node index, arriving, leaving]; a gradient: [shape, dtype, norm, min, max, mean, values or null]
+  step: [node index, arriving, leaving]; a gradient: [shape, dtype, norm, min, max, mean], or
+    [shape, dtype, values] when it has at most 16 elements
 """
 import html
 import json
 import linecache
 import os
 
-from .jsonout import _bytes as tensor_bytes  # TODO after merge: public name
+from .jsonout import tensor_bytes
 
 MAX_CODE = 160  # characters of a line of code kept per node
 
 
 def data(snap, graph=None, title="") -> dict:
     """The explorer's data for ``snap``, drawn as ``graph`` (a dot.Graph: which box stands
-    for each node), as a dict of plain lists."""
+    for each node), as a dict of plain lists. Texts that repeat (names, lines, modules,
+    states) are numbers into ``strings``: a loop's 100,000 nodes share a few."""
     drawn = graph.drawn_as if graph is not None else (lambda item: None)
+    table = _Strings()
     code = _CodeLines()
     index = {n.id: k for k, n in enumerate(snap.nodes)}
-    nodes = [_node(n, index, drawn, code) for n in snap.nodes]
+    nodes = [_node(n, index, drawn, code, table) for n in snap.nodes]
     values = {v.id: v.name for v in snap.values}
-    ops = [[op.name, op.module, _where(op.site), code(op.site), drawn(op.id), [values.get(v, v) for v in op.inputs],
-            [values.get(v, v) for v in op.outputs], index.get(op.node, -1)] for op in snap.ops]
-    steps = [[index.get(s.node, -1), [_stats(g) for g in s.grads_in], [_stats(g) for g in s.grads_out]]
+    S = table
+    ops = [[S(op.name), S(op.module), S(_where(op.site)), S(code(op.site)), S(drawn(op.id)),
+            [S(values.get(v, v)) for v in op.inputs], [S(values.get(v, v)) for v in op.outputs],
+            index.get(op.node, -1)] for op in snap.ops]
+    steps = [[index.get(s.node, -1), [_stats(g, S) for g in s.grads_in], [_stats(g, S) for g in s.grads_out]]
              for s in snap.replay]
     call = snap.backward_calls[-1] if snap.backward_calls else None
-    return {"title": title, "nodes": nodes, "ops": ops, "steps": steps, "ran": snap.replay_ran or len(steps),
+    return {"title": title, "strings": table.strings, "nodes": nodes, "ops": ops, "steps": steps,
+            "ran": snap.replay_ran or len(steps),
             "call": f"{call.kind} at {_where(call.site)}" if call is not None and call.site else
             (call.kind if call is not None else "")}
 
 
-def _node(n, index, drawn, code):
+class _Strings:
+    """A table of texts: ``S(text)`` is its number (None stays None)."""
+
+    def __init__(self):
+        self.strings, self.numbers = [], {}
+
+    def __call__(self, text):
+        if text is None:
+            return None
+        k = self.numbers.get(text)
+        if k is None:
+            k = self.numbers[text] = len(self.strings)
+            self.strings.append(text)
+        return k
+
+
+def _node(n, index, drawn, code, S):
     leaf = n.leaf
-    leaf_info = None if leaf is None else [leaf.name, list(leaf.shape), leaf.dtype,
+    leaf_info = None if leaf is None else [S(leaf.name), list(leaf.shape), S(leaf.dtype),
                                            None if leaf.grad is None else list(leaf.grad.shape)]
-    saved = [[x.attr, x.tensor_name, x.kind, None if x.shape is None else list(x.shape), x.dtype,
-              tensor_bytes(x.shape, x.dtype) if x.kind in ("tensor", "freed") else None, _state(x, n)]
+    saved = [[S(x.attr), S(x.tensor_name), S(x.kind), None if x.shape is None else list(x.shape), S(x.dtype),
+              tensor_bytes(x.shape, x.dtype) if x.kind in ("tensor", "freed") else None, S(_state(x, n))]
              for x in n.saved if x.is_tensor]
     nxt = [[-1 if e.target is None else index[e.target], e.output_nr] for e in n.edges]
-    return [n.label_name, list(n.output_names), n.module, _where(n.site), code(n.site), drawn(n.id), leaf_info,
-            saved, nxt, [list(f) for f in getattr(n, "formulas", ())]]
+    formulas = getattr(n, "formulas", ())
+    return [S(n.label_name), [S(o) for o in n.output_names], S(n.module), S(_where(n.site)), S(code(n.site)),
+            S(drawn(n.id)), leaf_info, saved, nxt, [[S(i), S(f)] for i, f in formulas]]
 
 
 def _state(x, node):
@@ -72,11 +95,14 @@ def _state(x, node):
     return "kept" if x.kind == "tensor" else x.kind
 
 
-def _stats(g):
+def _stats(g, S):
+    """A gradient: [shape, dtype, norm, min, max, mean], or [shape, dtype, values] when
+    small (the page computes the rest)."""
     if g is None:
         return None
-    return [list(g.shape), g.dtype, _number(g.norm), _number(g.min), _number(g.max), _number(g.mean),
-            None if g.values is None else [_number(v) for v in g.values]]
+    if g.values is not None:
+        return [list(g.shape), S(g.dtype), [_number(v) for v in g.values]]
+    return [list(g.shape), S(g.dtype), _number(g.norm), _number(g.min), _number(g.max), _number(g.mean)]
 
 
 def _number(x):
@@ -161,6 +187,8 @@ g.node.gv-sel :is(polygon,ellipse,path){stroke:#0969da;stroke-width:4px}
 g.node.gv-done :is(polygon,ellipse){fill:#dafbe1}
 g.node.gv-run :is(polygon,ellipse,path){fill:#fff8c5;stroke:#bf8700;stroke-width:4px}
 g.edge.gv-flow path{stroke:#bf8700;stroke-width:3px}
+svg.gv-focus g.node:not(.gv-near){opacity:.15}
+svg.gv-focus g.edge{opacity:.25}
 text.gv-edgeval{font:11px ui-monospace,monospace;fill:#9a6700;paint-order:stroke;stroke:#fff;stroke-width:3px}
 @media (max-width:900px){.gv-body{grid-template-columns:1fr}}
 """
@@ -179,9 +207,22 @@ function natural(path){return (path||'').split(/(\d+)/).filter(function(p){retur
   .map(function(p){return /^\d+$/.test(p)?+p:p;});}
 function brief(g){if(!g) return ''; return g[6]&&g[6].length<=3?'['+g[6].map(num).join(', ')+']':'‖'+num(g[2])+'‖';}
 
+function expand(d){  // numbers into d.strings back to texts; small gradients' statistics
+  var S=d.strings; function s(k){return k==null?k:S[k];}
+  function g(x){if(!x) return x; if(x.length===3){var v=x[2], n=0, lo=Infinity, hi=-Infinity, m=0;
+      v.forEach(function(a){var f=typeof a==='number'?a:NaN; n+=f*f; lo=Math.min(lo,f); hi=Math.max(hi,f); m+=f;});
+      return [x[0],s(x[1]),Math.sqrt(n),v.length?lo:NaN,v.length?hi:NaN,v.length?m/v.length:NaN,v];}
+    return [x[0],s(x[1]),x[2],x[3],x[4],x[5],null];}
+  d.nodes=d.nodes.map(function(n){return [s(n[0]),n[1].map(s),s(n[2]),s(n[3]),s(n[4]),s(n[5]),
+    n[6]?[s(n[6][0]),n[6][1],s(n[6][2]),n[6][3]]:null,
+    n[7].map(function(x){return [s(x[0]),s(x[1]),s(x[2]),x[3],s(x[4]),x[5],s(x[6])];}),n[8],
+    n[9].map(function(f){return [s(f[0]),s(f[1])];})];});
+  d.ops=d.ops.map(function(o){return [s(o[0]),s(o[1]),s(o[2]),s(o[3]),s(o[4]),o[5].map(s),o[6].map(s),o[7]];});
+  d.steps=d.steps.map(function(st){return [st[0],st[1].map(g),st[2].map(g)];});
+  return d;}
 function Explorer(fig, d){
-  var self=this; this.fig=fig; this.d=d; this.svg=fig.querySelector('.gv-viewport svg');
-  this.panel=fig.querySelector('.gv-details'); this.k=0; this.timer=null; this.marks=[];
+  d=expand(d); var self=this; this.fig=fig; this.d=d; this.svg=fig.querySelector('.gv-viewport svg');
+  this.panel=fig.querySelector('.gv-details'); this.k=0; this.timer=null; this.marks={};
   this.boxes={}; this.edges={};
   this.svg.querySelectorAll('g.node').forEach(function(g){var t=g.querySelector('title');
     if(t) self.boxes[t.textContent]=g;});
@@ -192,7 +233,12 @@ function Explorer(fig, d){
   d.ops.forEach(function(o,k){if(o[4]) (self.members[o[4]]=self.members[o[4]]||[]).push(['f',k]);});
   this.users=d.nodes.map(function(){return [];});
   d.nodes.forEach(function(n,k){n[8].forEach(function(e){if(e[0]>=0) self.users[e[0]].push(k);});});
-  this.svg.addEventListener('click',function(e){var g=e.target.closest('g.node'); if(!g) return;
+  // A click on a box selects what it stands for. The viewport captures the pointer to pan,
+  // so the box is taken as the pointer goes down, and selected if it comes up unmoved.
+  var down=null;
+  this.svg.addEventListener('pointerdown',function(e){down={g:e.target.closest('g.node'),x:e.clientX,y:e.clientY};},true);
+  this.fig.addEventListener('pointerup',function(e){var g=down&&down.g; if(!g) return;
+    var moved=Math.abs(e.clientX-down.x)+Math.abs(e.clientY-down.y); down=null; if(moved>4) return;
     var t=g.querySelector('title'), items=t&&self.members[t.textContent]; if(items) self.select(items[0],false);});
   var box=fig.querySelector('input[type=search]'); this.status=fig.querySelector('.gv-matches');
   this.found=[]; this.at=-1;
@@ -227,9 +273,9 @@ Explorer.prototype.module=function(it){return it[0]==='n'?this.d.nodes[it[1]][2]
 Explorer.prototype.who=function(k){var n=this.d.nodes[k]; return n[6]&&n[6][0]?n[0]+' → '+n[6][0]:n[0]+' n'+k;};
 Explorer.prototype.box=function(it){var row=it[0]==='n'?this.d.nodes[it[1]]:this.d.ops[it[1]];
   var name=it[0]==='n'?row[5]:row[4]; return name?this.boxes[name]:null;};
-Explorer.prototype.mark=function(g,cls){g.classList.add(cls); this.marks.push([g,cls]);};
-Explorer.prototype.clear=function(cls){this.marks=this.marks.filter(function(m){
-  if(m[1]===cls){m[0].classList.remove(cls); return false;} return true;});};
+Explorer.prototype.mark=function(g,cls){g.classList.add(cls); (this.marks[cls]=this.marks[cls]||[]).push(g);};
+Explorer.prototype.clear=function(cls){(this.marks[cls]||[]).forEach(function(g){g.classList.remove(cls);});
+  this.marks[cls]=[];};
 Explorer.prototype.select=function(it,center){var self=this; this.clear('gv-sel'); this.clear('gv-path');
   var g=this.box(it); if(g){this.mark(g,'gv-sel'); if(center&&this.fig.gvCenter) this.fig.gvCenter(g);}
   if(it[0]==='n'){  // the way from this node to the roots: what its gradient comes from
@@ -242,8 +288,18 @@ Explorer.prototype.select=function(it,center){var self=this; this.clear('gv-sel'
 Explorer.prototype.panelStart=function(title){var p=this.panel; p.textContent=''; p.appendChild(el('h4',title)); return p;};
 Explorer.prototype.line=function(p,label,value){if(value===''||value==null) return;
   var e=el('div'); e.appendChild(el('b',label+': ')); e.appendChild(el('span',value)); p.appendChild(e);};
+Explorer.prototype.focus=function(k){  // dim all but the node and what is two edges away
+  var self=this, near={}, todo=[[k,0]]; this.clear('gv-near');
+  if(k==null){this.svg.classList.remove('gv-focus'); return;}
+  while(todo.length){var t=todo.pop(); if(near[t[0]]!=null&&near[t[0]]<=t[1]) continue; near[t[0]]=t[1];
+    if(t[1]<2){this.d.nodes[t[0]][8].forEach(function(e){if(e[0]>=0) todo.push([e[0],t[1]+1]);});
+      this.users[t[0]].forEach(function(u){todo.push([u,t[1]+1]);});}}
+  Object.keys(near).forEach(function(j){var b=self.box(['n',+j]); if(b) self.mark(b,'gv-near');});
+  this.svg.classList.add('gv-focus');};
 Explorer.prototype.showNode=function(k){var self=this, n=this.d.nodes[k];
-  var p=this.panelStart(n[0]+(n[1].length?' → '+n[1].join(', '):'')+'  (n'+k+')');
+  var p=this.panelStart(this.title(k));
+  var focused=this.svg.classList.contains('gv-focus'), f=el('button',focused?'Show all':'Focus on its neighbourhood');
+  f.type='button'; f.addEventListener('click',function(){self.focus(focused?null:k); self.showNode(k);}); p.appendChild(f);
   this.line(p,'module',n[2]); this.line(p,'line',n[3]); if(n[4]) p.appendChild(el('pre',n[4]));
   if(n[6]){var L=n[6]; this.line(p,'leaf',(L[0]||'a tensor')+' '+shape(L[1])+' '+L[2]);
     this.line(p,'.grad',L[3]?shape(L[3]):'None'); this.line(p,'is_leaf','True'); this.line(p,'requires_grad','True');}
@@ -264,11 +320,13 @@ Explorer.prototype.showOp=function(k){var o=this.d.ops[k];
   if(o[3]) p.appendChild(el('pre',o[3])); this.line(p,'inputs',o[5].join(', ')); this.line(p,'outputs',o[6].join(', '));
   if(o[7]>=0){var self=this, b=el('button','its grad_fn: '+this.d.nodes[o[7]][0]+' n'+o[7]); b.type='button';
     b.addEventListener('click',function(){self.select(['n',o[7]],true);}); p.appendChild(b);}};
-Explorer.prototype.ranAt=function(k){var s=this.d.steps; for(var i=0;i<s.length;i++) if(s[i][0]===k) return i; return -1;};
-Explorer.prototype.terms=function(s){var d=this.d, k=d.steps[s][0], out=[];  // what arrived at fan-in, as terms
-  for(var i=0;i<s;i++){var st=d.steps[i], n=d.nodes[st[0]];
-    n[8].forEach(function(e,j){if(e[0]===k&&st[2][j]) out.push([st[0],e[1],st[2][j]]);});}
-  return out;};
+Explorer.prototype.index=function(){  // once: the step of each node, and what each node received, by step
+  if(this.stepOf) return; var d=this.d, stepOf=this.stepOf={}, incoming=this.incoming={};
+  d.steps.forEach(function(st,i){if(!(st[0] in stepOf)) stepOf[st[0]]=i;
+    d.nodes[st[0]][8].forEach(function(e,j){if(e[0]>=0&&st[2][j]) (incoming[e[0]]=incoming[e[0]]||[]).push([st[0],e[1],st[2][j],i]);});});};
+Explorer.prototype.ranAt=function(k){this.index(); return k in this.stepOf?this.stepOf[k]:-1;};
+Explorer.prototype.terms=function(s){this.index();  // what arrived at fan-in, as terms
+  return (this.incoming[this.d.steps[s][0]]||[]).filter(function(t){return t[3]<s;});};
 Explorer.prototype.showStep=function(p,s,head){var self=this, d=this.d, st=d.steps[s], n=d.nodes[st[0]];
   p.appendChild(el('div',(head?'':'in the replay: ')+'step '+(s+1)+' of '+d.steps.length+(d.call?' ('+d.call+')':''),'gv-sec'));
   var terms=this.terms(s);
@@ -282,21 +340,29 @@ Explorer.prototype.showStep=function(p,s,head){var self=this, d=this.d, st=d.ste
   var saved=n[7].filter(function(x){return x[2]!=='scalar';});
   if(saved.length) p.appendChild(el('div','read its saved tensors ('+saved.map(function(x){return x[0];}).join(', ')+')'+
     (saved.some(function(x){return x[6].indexOf('freed')===0;})?', then freed them':'')));};
-Explorer.prototype.step=function(dir){var d=this.d, N=d.steps.length; this.k=Math.max(0,Math.min(N,this.k+dir));
-  this.clear('gv-run'); this.clear('gv-done'); this.clear('gv-flow');
-  this.svg.querySelectorAll('text.gv-edgeval').forEach(function(t){t.remove();});
-  for(var i=0;i<this.k-1;i++){var b=this.box(['n',d.steps[i][0]]); if(b) this.mark(b,'gv-done');}
+Explorer.prototype.step=function(dir){var d=this.d, N=d.steps.length, was=this.k;
+  this.k=Math.max(0,Math.min(N,this.k+dir));
+  this.clear('gv-run'); this.clear('gv-flow');
+  (this.labels||[]).forEach(function(t){t.remove();}); this.labels=[];
+  if(this.k<was){this.clear('gv-done'); for(var i=0;i<this.k-1;i++) this.done(i);}  // back: mark again
+  else for(var j=Math.max(0,was-1);j<this.k-1;j++) this.done(j);  // forward: only what just ran
   this.stepno.textContent='step '+this.k+' of '+N;
   if(this.k===0){this.panelStart('Replay: press Step'); return;}
   var s=this.k-1, st=d.steps[s], n=d.nodes[st[0]], g=this.box(['n',st[0]]);
   if(g){this.mark(g,'gv-run'); if(this.fig.gvCenter) this.fig.gvCenter(g, true);}
   var self=this; n[8].forEach(function(e,j){if(e[0]<0) return; var to=d.nodes[e[0]][5], from=n[5];
     (self.edges[to+'->'+from]||[]).forEach(function(eg){self.mark(eg,'gv-flow'); self.label(eg,brief(st[2][j]));});});
-  var p=this.panelStart(n[0]+(n[1].length?' → '+n[1].join(', '):'')+'  (n'+st[0]+')'); this.showStep(p,s,true);};
+  // and what arrived: each earlier node's contribution, on its edge (the terms summed at fan-in)
+  this.terms(s).forEach(function(t){(self.edges[n[5]+'->'+d.nodes[t[0]][5]]||[]).forEach(function(eg){
+    self.mark(eg,'gv-flow'); self.label(eg,brief(t[2]));});});
+  var p=this.panelStart(this.title(st[0])); this.showStep(p,s,true);};
+Explorer.prototype.done=function(i){var b=this.box(['n',this.d.steps[i][0]]); if(b) this.mark(b,'gv-done');};
+Explorer.prototype.title=function(k){var n=this.d.nodes[k];
+  return (n[6]&&n[6][0]?n[0]+' → '+n[6][0]:n[0]+(n[1].length?' → '+n[1].join(', '):''))+'  (n'+k+')';};
 Explorer.prototype.label=function(eg,text){var path=eg.querySelector('path'); if(!path||!text) return;
   var L=path.getTotalLength(), pt=path.getPointAtLength(L/2);
   var t=document.createElementNS('http://www.w3.org/2000/svg','text'); t.setAttribute('x',pt.x+4); t.setAttribute('y',pt.y);
-  t.setAttribute('class','gv-edgeval'); t.textContent=text; eg.appendChild(t);};
+  t.setAttribute('class','gv-edgeval'); t.textContent=text; eg.appendChild(t); this.labels.push(t);};
 Explorer.prototype.play=function(b){var self=this;
   if(this.timer){clearInterval(this.timer); this.timer=null; b.textContent='Play'; b.setAttribute('aria-pressed','false'); return;}
   if(this.k>=this.d.steps.length) this.k=0;

@@ -349,6 +349,7 @@ function setup(fig){
   svg.removeAttribute('width'); svg.removeAttribute('height');
   function fitHeight(){
     var w=vp.clientWidth||naturalW, h=Math.min(natural*Math.min(1,w/naturalW), window.innerHeight*0.75);
+    if(fig.classList.contains('gv-explorer')) h=Math.max(h,Math.min(640,window.innerHeight*0.7));  // room to explore
     vp.style.height=Math.max(120,Math.round(h))+'px';
   }
   fitHeight();
@@ -384,7 +385,7 @@ function setup(fig){
     if(!keep&&s>small*1.5){var cx=view.x+(b.left+b.width/2-r.left-(r.width-view.w/s)/2)*s,
       cy=view.y+(b.top+b.height/2-r.top-(r.height-view.h/s)/2)*s;
       view={x:cx-r.width*small/2,y:cy-r.height*small/2,w:r.width*small,h:r.height*small};apply();return;}
-    if(b.left>=r.left&&b.right<=r.right&&b.top>=r.top&&b.bottom<=r.bottom) return;
+    if(keep&&b.left>=r.left&&b.right<=r.right&&b.top>=r.top&&b.bottom<=r.bottom) return;  // stepping: only when out of sight
     view.x+=(b.left+b.width/2-(r.left+r.width/2))*s; view.y+=(b.top+b.height/2-(r.top+r.height/2))*s; apply();};
   window.addEventListener('resize',fitHeight);
 }

@@ -118,7 +118,8 @@ def _site(site):
     return None if site is None else {"file": site[0], "line": site[1]}
 
 
-def _bytes(shape, dtype):
+def tensor_bytes(shape, dtype):
+    """Bytes of a tensor of ``shape`` and ``dtype`` (a dtype name); None when unknown."""
     size = _DTYPE_BYTES.get(dtype) if shape is not None else None
     if size is None:
         return None
@@ -137,7 +138,7 @@ def node_dict(n) -> dict:
     return {
         "id": n.id, "name": n.label_name, "module": n.module, "module_call": n.module_call, "site": _site(n.site),
         "saved": [{"name": s.attr, "kind": s.kind, "shape": None if s.shape is None else list(s.shape),
-                   "dtype": s.dtype, "bytes": _bytes(s.shape, s.dtype) if s.kind != "scalar" else None,
+                   "dtype": s.dtype, "bytes": tensor_bytes(s.shape, s.dtype) if s.kind != "scalar" else None,
                    "freed_by": _call(n.freed_by) if s.freed else None, "recomputed": s.recomputed}
                   for s in n.saved if s.is_tensor],
         "next": [None if e.target is None else [e.target, e.output_nr] for e in n.edges],

@@ -28,7 +28,7 @@ from .autograd.node import Node
 _NODE_CLASSES = {}
 
 # The op of each node name, filled as ops are declared; the first declaration wins where
-# several share a name (MulBackward1). Read by inspection (autograd.graph.formulas_of),
+# several share a name (MulBackward1), but the op users call wins over a backward's helper. Read by inspection (autograd.graph.formulas_of),
 # never by the engine's own running: declaring an op is its only cost.
 OPS_BY_NODE = {}
 
@@ -134,7 +134,11 @@ class Op:
         self.special = view or multi_output  # results need more than a plain new tensor
 
         self.memo = OpMemo()
-        OPS_BY_NODE.setdefault(node_name, self)
+        first = OPS_BY_NODE.setdefault(node_name, self)
+        if first.formula_inputs == ("grad",) and self.formula_inputs != ("grad",):
+            # the first was a backward's own helper (index_put_zeros: the incoming gradient
+            # scattered): the op users call, declared later, names the node
+            OPS_BY_NODE[node_name] = self
 
     def __repr__(self):
         return f"<Op {self.node_name}>"
