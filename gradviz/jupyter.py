@@ -249,7 +249,7 @@ def _display_report(ip, opts, watch, names, program, before, after, target) -> N
     from gradviz import scripting
     from gradviz.commands import CommandError, common
     from gradviz.commands import run as run_command
-    from gradviz.render import dot, html
+    from gradviz.render import dot
 
     changed = scripting.changed_tensors(before, after)
     try:

@@ -229,6 +229,17 @@ def test_a_practitioner_finds_what_the_first_blocks_layer_norm_saved(browser, tm
     assert text.startswith("NativeLayerNormBackward0") and "module: model.module.transformer.h.0.ln_1" in text
     assert "(2, 16, 768) float32 · 98,304 bytes · freed by backward" in text  # what it saved, how big
     assert "gradient of each input" in text.lower() and "input: " in text
+    # module groups open and close in place: another layout, the selection kept in sight
+    depth = fig.locator(".gv-depthno")
+    level = int(re.search(r"depth (\d+) of", depth.text_content()).group(1))
+    fig.get_by_role("button", name="Open a level").click()
+    assert depth.text_content().startswith(f"modules open to depth {level + 1} of ")
+    assert fig.locator("g.node.gv-sel").count() == 1 and "h.0.ln_1" in fig.locator(".gv-details").inner_text()
+    fig.get_by_role("button", name="Close a level").click()
+    fig.get_by_role("button", name="Close a level").click()
+    assert depth.text_content().startswith(f"modules open to depth {level - 1} of ")
+    fig.get_by_role("button", name="fit").click()
+    assert fig.locator(".gv-viewport svg").get_attribute("viewBox").startswith("0 0 ")  # seen whole
     fig.get_by_role("button", name="Focus on its neighbourhood").click()
     assert "gv-focus" in fig.locator(".gv-viewport svg").get_attribute("class")
     fig.get_by_role("button", name="Show all").click()

@@ -14,6 +14,8 @@ from . import EXIT_USAGE, CommandError
 from . import common
 
 HTML_EXTENSIONS = (".html", ".htm")
+MAX_LAYERS = 8  # module depths laid out for the explorer's open / close
+MAX_LAYER_BYTES = 20_000_000
 
 
 def html_target(path):
@@ -83,7 +85,34 @@ class _Pictures:
             svg = graph.pipe("svg").decode("utf-8")
         except dot.RenderError as e:
             return html.Figure(caption, problem=str(e))
-        return html.Figure(caption, svg=svg, notes=list(graph.notes), explore=explorer.data(snap, graph, caption))
+        layers = self._layers(snap, view, notes, graph, options)
+        return html.Figure(caption, svg=svg, notes=list(graph.notes), layers=[(d, s) for d, _, s in layers],
+                           explore=explorer.data(snap, graph, caption, layers=[(d, g) for d, g, _ in layers]))
+
+    def _layers(self, snap, view, notes, graph, options):
+        """[(depth, Graph, svg)]: the same picture with modules open to every other depth,
+        so the explorer opens and closes module groups in place (Graphviz lays out each
+        when the file is written). Within MAX_LAYER_BYTES; a depth too big to draw is left out."""
+        from gradviz.render import dot
+
+        levels = graph.module_levels
+        if self.depth is not None or levels is None or levels[1] < 2:
+            return []
+        out, size = [], 0
+        for depth in range(1, min(levels[1], MAX_LAYERS) + 1):
+            if depth == levels[0]:
+                continue
+            try:
+                other = dot.Graph(snap, view=view, max_nodes=self.max_nodes, notes=tuple(notes), depth=depth,
+                                  **options)
+                svg = other.pipe("svg").decode("utf-8")
+            except dot.RenderError:
+                continue
+            size += len(svg)
+            if size > MAX_LAYER_BYTES:
+                break
+            out.append((depth, other, svg))
+        return out
 
     def close(self):
         if self.tty:

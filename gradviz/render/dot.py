@@ -195,6 +195,14 @@ class Graph:
             self._compose(READABLE_PIXELS * factor, READABLE_SIDE * factor ** 0.5, LARGEST_PIXELS * factor,
                           LARGEST_SIDE * factor ** 0.5)
 
+    @property
+    def module_levels(self):
+        """(depth drawn, deepest level) when the picture is grouped by module, else None."""
+        plans = [p for p in self._drawn.values() if getattr(p, "levels", None)]
+        if not plans:
+            return None
+        return max(p.depth for p in plans), max(p.levels for p in plans)
+
     def drawn_as(self, item):
         """The DOT name of the box that stands for a node, op or value in the picture:
         its own (``b_n3``, ``f_v2``), or the folded box it is in; None when not drawn."""

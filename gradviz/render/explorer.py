@@ -32,7 +32,7 @@ from .jsonout import tensor_bytes
 MAX_CODE = 160  # characters of a line of code kept per node
 
 
-def data(snap, graph=None, title="") -> dict:
+def data(snap, graph=None, title="", layers=()) -> dict:
     """The explorer's data for ``snap``, drawn as ``graph`` (a dot.Graph: which box stands
     for each node), as a dict of plain lists. Texts that repeat (names, lines, modules,
     states) are numbers into ``strings``: a loop's 100,000 nodes share a few."""
@@ -49,7 +49,13 @@ def data(snap, graph=None, title="") -> dict:
     steps = [[index.get(s.node, -1), [_stats(g, S) for g in s.grads_in], [_stats(g, S) for g in s.grads_out]]
              for s in snap.replay]
     call = snap.backward_calls[-1] if snap.backward_calls else None
+    levels = graph.module_levels if graph is not None else None
+    depths = {}  # other depth -> [box of each node], [box of each op]: see ``layers``
+    for depth, other in layers:
+        depths[depth] = [[S(other.drawn_as(n.id)) for n in snap.nodes], [S(other.drawn_as(op.id)) for op in snap.ops]]
     return {"title": title, "strings": table.strings, "nodes": nodes, "ops": ops, "steps": steps,
+            "depth": levels[0] if levels and depths else None, "levels": levels[1] if levels and depths else None,
+            "depths": depths,
             "ran": snap.replay_ran or len(steps),
             "call": f"{call.kind} at {_where(call.site)}" if call is not None and call.site else
             (call.kind if call is not None else "")}
@@ -141,6 +147,11 @@ def block(number: int, payload: dict) -> str:
               f'<button type="button" data-act="step">Step</button>'
               f'<button type="button" data-act="play">Play</button>'
               f'<span class="gv-stepno" role="status">step 0 of {steps}</span></div>') if steps else ""
+    if payload.get("depths"):
+        replay += (f'<div class="gv-modules" role="group" aria-label="module groups">'
+                   f'<button type="button" data-act="close">Close a level</button>'
+                   f'<span class="gv-depthno" role="status">modules open to depth {payload["depth"]} of '
+                   f'{payload["levels"]}</span><button type="button" data-act="open">Open a level</button></div>')
     text = json.dumps(payload, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
     return (f'<div class="gv-explore"><label class="gv-search"><span>Find</span>'
             f'<input type="search" placeholder="name, module, op or line" aria-label="Search the graph">'
@@ -164,7 +175,10 @@ CSS = """
 .gv-search input{font:13px ui-monospace,monospace;padding:3px 8px;border:1px solid var(--line);border-radius:5px;
   min-width:260px}
 .gv-matches,.gv-stepno{color:var(--muted);font-size:13px}
-.gv-replay{display:flex;gap:6px;align-items:center}
+.gv-replay,.gv-modules{display:flex;gap:6px;align-items:center}
+.gv-modules button{font:13px -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;padding:3px 10px;
+  border:1px solid var(--line);border-radius:5px;background:var(--bg);cursor:pointer}
+.gv-depthno{color:var(--muted);font-size:13px}
 .gv-replay button{font:13px -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;padding:3px 12px;
   border:1px solid var(--line);border-radius:5px;background:var(--bg);cursor:pointer}
 .gv-replay button[aria-pressed=true]{background:#ddf4ff;border-color:var(--blue)}
@@ -219,27 +233,24 @@ function expand(d){  // numbers into d.strings back to texts; small gradients' s
     n[9].map(function(f){return [s(f[0]),s(f[1])];})];});
   d.ops=d.ops.map(function(o){return [s(o[0]),s(o[1]),s(o[2]),s(o[3]),s(o[4]),o[5].map(s),o[6].map(s),o[7]];});
   d.steps=d.steps.map(function(st){return [st[0],st[1].map(g),st[2].map(g)];});
+  Object.keys(d.depths||{}).forEach(function(k){d.depths[k]=[d.depths[k][0].map(s),d.depths[k][1].map(s)];});
   return d;}
 function Explorer(fig, d){
-  d=expand(d); var self=this; this.fig=fig; this.d=d; this.svg=fig.querySelector('.gv-viewport svg');
-  this.panel=fig.querySelector('.gv-details'); this.k=0; this.timer=null; this.marks={};
-  this.boxes={}; this.edges={};
-  this.svg.querySelectorAll('g.node').forEach(function(g){var t=g.querySelector('title');
-    if(t) self.boxes[t.textContent]=g;});
-  this.svg.querySelectorAll('g.edge').forEach(function(g){var t=g.querySelector('title');
-    if(t) (self.edges[t.textContent]=self.edges[t.textContent]||[]).push(g);});
-  this.members={};  // drawn box -> the items it stands for
-  d.nodes.forEach(function(n,k){if(n[5]) (self.members[n[5]]=self.members[n[5]]||[]).push(['n',k]);});
-  d.ops.forEach(function(o,k){if(o[4]) (self.members[o[4]]=self.members[o[4]]||[]).push(['f',k]);});
+  d=expand(d); var self=this; this.fig=fig; this.d=d; this.vp=fig.querySelector('.gv-viewport');
+  this.panel=fig.querySelector('.gv-details'); this.k=0; this.timer=null; this.marks={}; this.sel=null;
+  this.bind();
   this.users=d.nodes.map(function(){return [];});
   d.nodes.forEach(function(n,k){n[8].forEach(function(e){if(e[0]>=0) self.users[e[0]].push(k);});});
   // A click on a box selects what it stands for. The viewport captures the pointer to pan,
   // so the box is taken as the pointer goes down, and selected if it comes up unmoved.
   var down=null;
-  this.svg.addEventListener('pointerdown',function(e){down={g:e.target.closest('g.node'),x:e.clientX,y:e.clientY};},true);
+  this.vp.addEventListener('pointerdown',function(e){down={g:e.target.closest('g.node'),x:e.clientX,y:e.clientY};},true);
   this.fig.addEventListener('pointerup',function(e){var g=down&&down.g; if(!g) return;
     var moved=Math.abs(e.clientX-down.x)+Math.abs(e.clientY-down.y); down=null; if(moved>4) return;
-    var t=g.querySelector('title'), items=t&&self.members[t.textContent]; if(items) self.select(items[0],false);});
+    var t=g.querySelector('title'), items=t&&self.members[t.textContent]; if(!items) return;
+    // a box for several (a folded module): open a level, in place, when there is one
+    if(items.length>1&&d.depths&&d.depth<d.levels&&self.setDepth(d.depth+1)){self.select(items[0],true); return;}
+    self.select(items[0],false);});
   var box=fig.querySelector('input[type=search]'); this.status=fig.querySelector('.gv-matches');
   this.found=[]; this.at=-1;
   box.addEventListener('input',function(){self.search(box.value);});
@@ -248,8 +259,33 @@ function Explorer(fig, d){
     else if(e.key==='ArrowUp'){e.preventDefault(); self.next(-1);}});
   fig.querySelectorAll('.gv-replay button').forEach(function(b){b.addEventListener('click',function(){
     var a=b.getAttribute('data-act'); if(a==='step') self.step(1); else if(a==='back') self.step(-1); else self.play(b);});});
+  fig.querySelectorAll('.gv-modules button').forEach(function(b){b.addEventListener('click',function(){
+    self.setDepth(d.depth+(b.getAttribute('data-act')==='open'?1:-1));});});
   this.stepno=fig.querySelector('.gv-stepno');
 }
+Explorer.prototype.bind=function(){  // the picture in the viewport: its boxes and edges by DOT name
+  var self=this, d=this.d; this.svg=this.vp.querySelector('svg'); this.boxes={}; this.edges={}; this.marks={};
+  this.svg.querySelectorAll('g.node').forEach(function(g){var t=g.querySelector('title');
+    if(t) self.boxes[t.textContent]=g;});
+  this.svg.querySelectorAll('g.edge').forEach(function(g){var t=g.querySelector('title');
+    if(t) (self.edges[t.textContent]=self.edges[t.textContent]||[]).push(g);});
+  this.members={};  // drawn box -> the items it stands for
+  d.nodes.forEach(function(n,k){if(n[5]) (self.members[n[5]]=self.members[n[5]]||[]).push(['n',k]);});
+  d.ops.forEach(function(o,k){if(o[4]) (self.members[o[4]]=self.members[o[4]]||[]).push(['f',k]);});};
+Explorer.prototype.setDepth=function(depth){  // another layout of the same graph: modules open to depth
+  var d=this.d, fig=this.fig; if(!d.depths||depth===d.depth||!(String(depth) in d.depths)) return false;
+  var here=fig.querySelector('template.gv-layer[data-depth="'+d.depth+'"]');
+  if(!here){here=document.createElement('template'); here.className='gv-layer'; here.setAttribute('data-depth',d.depth);
+    fig.appendChild(here); d.depths[String(d.depth)]=[d.nodes.map(function(n){return n[5];}),d.ops.map(function(o){return o[4];})];}
+  here.content.appendChild(this.svg);  // kept for coming back
+  var there=fig.querySelector('template.gv-layer[data-depth="'+depth+'"]');
+  this.vp.appendChild(there.content.querySelector('svg'));
+  var m=d.depths[String(depth)]; d.nodes.forEach(function(n,k){n[5]=m[0][k];}); d.ops.forEach(function(o,k){o[4]=m[1][k];});
+  d.depth=depth; this.bind(); if(fig.gvReset) fig.gvReset();
+  var status=fig.querySelector('.gv-depthno'); if(status) status.textContent='modules open to depth '+depth+' of '+d.levels;
+  if(this.k){var k=this.k; this.k=0; this.step(k);}
+  if(this.sel) this.select(this.sel,true);
+  return true;};
 Explorer.prototype.text=function(kind,k){var d=this.d;
   if(kind==='n'){var n=d.nodes[k]; return [n[0],n[1].join(' '),n[2]||'',n[3],n[4],n[6]?n[6][0]||'':'', 'n'+k].join(' ').toLowerCase();}
   var o=d.ops[k]; return [o[0],o[1]||'',o[2],o[3],o[6].join(' '),'f'+k].join(' ').toLowerCase();};
@@ -276,7 +312,7 @@ Explorer.prototype.box=function(it){var row=it[0]==='n'?this.d.nodes[it[1]]:this
 Explorer.prototype.mark=function(g,cls){g.classList.add(cls); (this.marks[cls]=this.marks[cls]||[]).push(g);};
 Explorer.prototype.clear=function(cls){(this.marks[cls]||[]).forEach(function(g){g.classList.remove(cls);});
   this.marks[cls]=[];};
-Explorer.prototype.select=function(it,center){var self=this; this.clear('gv-sel'); this.clear('gv-path');
+Explorer.prototype.select=function(it,center){var self=this; this.sel=it; this.clear('gv-sel'); this.clear('gv-path');
   var g=this.box(it); if(g){this.mark(g,'gv-sel'); if(center&&this.fig.gvCenter) this.fig.gvCenter(g);}
   if(it[0]==='n'){  // the way from this node to the roots: what its gradient comes from
     var seen={}, todo=[it[1]], count=0;

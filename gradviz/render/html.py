@@ -113,6 +113,7 @@ class Figure:
     problem: Optional[str] = None  # e.g. over the pixel budget
     notes: list = field(default_factory=list)
     explore: Optional[dict] = None  # the explorer's data (render.explorer.data): search, details, replay
+    layers: list = field(default_factory=list)  # (depth, svg): the picture with more or fewer modules open
 
 
 _PROLOG = re.compile(r"^\s*(<\?xml[^>]*>\s*)?(<!DOCTYPE[^>]*>\s*)?(<!--.*?-->\s*)*", re.S)
@@ -140,8 +141,10 @@ def figure(fig: Figure, number: int) -> str:
     if fig.explore is None:
         return (f'<figure class="gv-figure">{tools}<div class="gv-viewport">{svg}</div>'
                 f"<figcaption>{escape(fig.caption)}</figcaption>{notes}</figure>")
+    layers = "".join(f'<template class="gv-layer" data-depth="{int(depth)}">'
+                     f'{inline_svg(other, f"g{number}-d{int(depth)}-")}</template>' for depth, other in fig.layers)
     return (f'<figure class="gv-figure gv-explorer">{tools}{explorer.block(number, fig.explore)}'
-            f'<div class="gv-body"><div class="gv-viewport">{svg}</div>{explorer.details_panel()}</div>'
+            f'<div class="gv-body"><div class="gv-viewport">{svg}</div>{explorer.details_panel()}</div>{layers}'
             f"<figcaption>{escape(fig.caption)}</figcaption>{notes}</figure>")
 
 
@@ -343,17 +346,22 @@ _JS = """
 function setup(fig){
   var vp=fig.querySelector('.gv-viewport'), svg=vp&&vp.querySelector('svg'); if(!svg||fig.gvReady) return;
   fig.gvReady=true;  // a notebook runs this again for every output
-  var vb=svg.viewBox.baseVal, full={x:vb.x,y:vb.y,w:vb.width,h:vb.height};
-  var natural=(svg.height.baseVal.valueInSpecifiedUnits?svg.height.baseVal.value:full.h);
-  var naturalW=(svg.width.baseVal.valueInSpecifiedUnits?svg.width.baseVal.value:full.w);
-  svg.removeAttribute('width'); svg.removeAttribute('height');
+  var full, natural, naturalW, view;
+  function read(){  // the picture's own size; again when the explorer puts another picture in
+    svg=vp.querySelector('svg');
+    if(!svg.gvFull){var vb=svg.viewBox.baseVal; svg.gvFull={x:vb.x,y:vb.y,w:vb.width,h:vb.height};  // before any zoom
+      svg.gvNatural=[svg.width.baseVal.valueInSpecifiedUnits?svg.width.baseVal.value:vb.width,
+                     svg.height.baseVal.valueInSpecifiedUnits?svg.height.baseVal.value:vb.height];
+      svg.removeAttribute('width'); svg.removeAttribute('height');}
+    full=svg.gvFull; naturalW=svg.gvNatural[0]; natural=svg.gvNatural[1];}
+  read();
   function fitHeight(){
     var w=vp.clientWidth||naturalW, h=Math.min(natural*Math.min(1,w/naturalW), window.innerHeight*0.75);
     if(fig.classList.contains('gv-explorer')) h=Math.max(h,Math.min(640,window.innerHeight*0.7));  // room to explore
     vp.style.height=Math.max(120,Math.round(h))+'px';
   }
   fitHeight();
-  var view={x:full.x,y:full.y,w:full.w,h:full.h};
+  view={x:full.x,y:full.y,w:full.w,h:full.h};
   function apply(){svg.setAttribute('viewBox',view.x+' '+view.y+' '+view.w+' '+view.h);}
   function fit(){view={x:full.x,y:full.y,w:full.w,h:full.h};apply();}
   function zoom(f,cx,cy){
@@ -379,6 +387,7 @@ function setup(fig){
   function end(){drag=null;vp.classList.remove('dragging');}
   vp.addEventListener('pointerup',end); vp.addEventListener('pointercancel',end);
   vp.addEventListener('dblclick',function(e){var r=vp.getBoundingClientRect();zoom(1.6,e.clientX-r.left,e.clientY-r.top);});
+  fig.gvReset=function(){read(); fit();};  // a new picture in the viewport: seen whole
   // The explorer brings a node into view: at 1:1 when the picture is shrunk too small to read.
   fig.gvCenter=function(el,keep){var r=vp.getBoundingClientRect(), b=el.getBoundingClientRect();
     var s=Math.max(view.w/r.width,view.h/r.height), small=full.w/naturalW;
