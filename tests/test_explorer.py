@@ -61,6 +61,24 @@ def test_the_seed_report_carries_the_replay_of_its_backward(tmp_path):
     assert [s[0] for s in mul[7]] == ["_saved_self", "_saved_other"] and mul[7][0][5] == 36  # bytes
 
 
+def test_a_second_backward_shows_the_grad_it_adds_to(tmp_path):
+    script = write(tmp_path, textwrap.dedent("""\
+        import torch
+        w = torch.tensor([1.0, -2.0], requires_grad=True)
+        y = (w * w).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        """))
+    d = explorer_data(report(tmp_path, script).read_text())
+    (step,) = [s for s in d["steps"] if d["nodes"][s[0]][6]]
+    assert step[3][2] == [2.0, -4.0] and step[4][2] == [4.0, -8.0]  # w.grad before and after the second pass
+    # the first pass through the same graph is a lane of its own
+    (lane,) = d["lanes"]
+    assert lane[0] == "backward at script.py:4" and d["call"] == "backward at script.py:5"
+    (first,) = [s for s in lane[1] if d["nodes"][s[0]][6]]
+    assert first[3] is None and first[4][2] == [2.0, -4.0]
+
+
 def test_a_run_without_a_report_records_no_replay(tmp_path):
     r = invoke("run", SEED, "--json", "--tree")
     assert "steps" not in r.stdout  # the hooks go on only for the explorer
@@ -124,7 +142,7 @@ def test_a_learner_steps_the_seed_backward_until_a_grad_is_written(browser, tmp_
         if "writes a.grad" in details.inner_text():
             break
     text = details.inner_text()
-    assert "writes a.grad = (3, 3) [" in text
+    assert "writes a.grad = (3, 3) [" in text and "a.grad before this backward: None" in text
     assert re.search(r"= \[?.* from MulBackward0 n\d+ \+ .* from MulBackward0 n\d+", text)  # the terms at fan-in
     fig.get_by_role("button", name="Back").click()
     assert stepno.text_content().startswith("step ") and "writes a.grad" not in details.inner_text()
@@ -135,6 +153,34 @@ def test_a_learner_steps_the_seed_backward_until_a_grad_is_written(browser, tmp_
                            ".textContent === 'step 12 of 12'", timeout=15_000)
     assert fig.get_by_role("button", name="Play").get_attribute("aria-pressed") == "false"  # stops at the end
     fig.screenshot(path=str(tmp_path / "replay.png"))
+    assert problems == []
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_each_backward_call_through_a_graph_has_its_lane(browser, tmp_path):
+    script = write(tmp_path, textwrap.dedent("""\
+        import torch
+        w = torch.tensor([1.0, -2.0], requires_grad=True)
+        y = (w * w).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        """))
+    problems = []
+    page, _ = open_page(browser, report(tmp_path, script), problems)
+    fig = page.locator("figure.gv-explorer").last
+    lane = fig.get_by_role("combobox", name="Backward call")
+    assert lane.input_value() == "1"  # the last call first
+    for _ in range(4):
+        fig.get_by_role("button", name="Step").click()
+    assert "w.grad before this backward: (2,) [2, -4]" in fig.locator(".gv-details").inner_text()
+    assert lane.locator("option").all_text_contents() == ["1. backward at script.py:4", "2. backward at script.py:5"]
+    lane.select_option(label="1. backward at script.py:4")
+    assert fig.locator(".gv-stepno").text_content() == "step 0 of 3"
+    for _ in range(4):
+        fig.get_by_role("button", name="Step").click()
+    text = fig.locator(".gv-details").inner_text()
+    assert "w.grad before this backward: None" in text and "writes w.grad = (2,) [2, -4]" in text
     assert problems == []
 
 
@@ -250,3 +296,38 @@ def test_a_practitioner_finds_what_the_first_blocks_layer_norm_saved(browser, tm
     assert (time.monotonic() - start) / 20 < 0.2  # each step well within a frame budget of 200 ms
     assert fig.locator(".gv-stepno").text_content().startswith("step 20 of ")
     assert problems == []
+
+
+HOSTILE = '<img src=x onerror=alert(1)>'
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_every_text_field_of_the_explorer_stays_text(browser, tmp_path):
+    """Module paths (a dict key), tensor names, lines of code, saved slot names and the
+    report's other texts, each carrying markup: shown as written, never run."""
+    script = write(tmp_path, textwrap.dedent(f"""\
+        import torch
+        models = {{{HOSTILE!r}: torch.nn.Linear(2, 1)}}
+        x = torch.ones(3, 2)
+        out = models[{HOSTILE!r}](x).sum() + (models[{HOSTILE!r}].weight ** 2).sum()  # {HOSTILE}
+        out.backward()
+        print({HOSTILE!r})
+        """))
+    page_text = report(tmp_path, script).read_text()
+    d = explorer_data(page_text)
+    fields = {"module": [n[2] for n in d["nodes"]], "leaf": [n[6][0] for n in d["nodes"] if n[6]],
+              "code": [n[4] for n in d["nodes"]], "saved": [x[1] for n in d["nodes"] for x in n[7]]}
+    for field, texts in fields.items():
+        assert any(HOSTILE in (t or "") for t in texts), field  # the hostile text reached every field...
+    problems = []
+    page, _ = open_page(browser, tmp_path / "report.html", problems)
+    fig = page.locator("figure.gv-explorer").last
+    fig.get_by_role("searchbox").fill("onerror")
+    assert fig.locator(".gv-matches").text_content().endswith("matches")
+    for _ in range(4):  # ...and each is shown as text as the matches are read
+        fig.get_by_role("searchbox").press("Enter")
+        assert HOSTILE in fig.locator(".gv-details").inner_text()
+    for _ in range(4):
+        fig.get_by_role("button", name="Step").click()
+    assert page.locator("img").count() == 0 and problems == []

@@ -216,6 +216,16 @@ class ReplayStep:
     node: str  # 'n3'
     grads_in: Tuple[Optional[TensorStats], ...]  # arriving: one per output of the node (None: none)
     grads_out: Tuple[Optional[TensorStats], ...]  # leaving: one per next edge, in its order (None: none)
+    grad_before: Optional[TensorStats] = None  # AccumulateGrad: its leaf's .grad as the call began
+    grad_after: Optional[TensorStats] = None  # and as the node left it
+
+
+@_record
+class ReplayLane:
+    """An earlier backward call through the same graph (``retain_graph=True``), replayed."""
+    call: BackwardCallInfo
+    steps: Tuple[ReplayStep, ...]
+    ran: int
 
 
 @_record
@@ -230,6 +240,7 @@ class GraphSnapshot:
     modules: Tuple[ModuleInfo, ...] = ()  # in the order of their first call; parents first
     replay: Tuple[ReplayStep, ...] = ()  # the backward call that left this graph, node by node, when recorded
     replay_ran: int = 0  # how many nodes that call ran (more than len(replay) when cut at MAX_STEPS)
+    lanes: Tuple[ReplayLane, ...] = ()  # the earlier calls through this same graph, oldest first
 
     def node(self, node_id: str) -> BackwardNode:
         return self.nodes[int(node_id[1:])]

@@ -39,6 +39,7 @@ from .model import BackwardCallInfo, BackwardNode, Edge, GradInfo, GraphSnapshot
 from .modules import ModuleTracker
 from .modules import tensor_names as _with_module_names
 from .records import OpRec, ValueRec, recomputes, relabel_sites
+from .replay import Lanes
 from .records import call_info as _call_info
 from .walk import walk
 
@@ -139,6 +140,7 @@ class TorchRecorder:
         self.torch = import_torch()
         self.replay = replay  # hook every backward call's nodes, for the explorer (inspect.replay)
         self._depth = 0  # backward calls running: a checkpoint's inner one is part of the outer
+        self._lanes = Lanes()  # the replays of the backward calls through one graph
         self.callback, self.capture, self.keep, self.sites = on_backward, capture, keep, sites
         self.captures = []
         self.errors = []
@@ -359,10 +361,11 @@ class TorchRecorder:
                 roots = [e for e in edges if e[0] is not None]
                 if self.capture is not None and roots:  # no graph at all: the call raised at once
                     snap = snapshot(roots, self.capture(), self)
-                    if replaying is not None:
-                        snap = dataclasses.replace(snap, replay=tuple(replaying.steps), replay_ran=replaying.ran)
                     site = self.sites(info.site) if self.sites is not None and info.site else info.site
-                    self.captures.append((BackwardCallInfo(info.index, info.kind, site), snap))
+                    called = BackwardCallInfo(info.index, info.kind, site)
+                    if replaying is not None:
+                        snap = self._lanes.attach(snap, called, replaying)
+                    self.captures.append((called, snap))
                     del self.captures[:-self.keep or None]
             except Exception as e:  # noqa: BLE001
                 self._error("on_backward", e)

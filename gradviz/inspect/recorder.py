@@ -22,6 +22,7 @@ from .engines import is_engine_tensor as _is_tensor
 from .model import BackwardCallInfo
 from .modules import ModuleTracker
 from .records import OpRec, ValueRec, dtype_name, recomputes
+from .replay import Lanes
 
 
 
@@ -62,6 +63,7 @@ class Recorder:
         self.capture = capture
         self.replay = replay  # hook every backward call's nodes, for the explorer (inspect.replay)
         self._replaying = None
+        self._lanes = Lanes()  # the replays of the backward calls through one graph
         self.sites = sites  # how snapshots name places in the user's code (see ``snapshot``)
         self.keep = keep
         self.captures = []
@@ -233,10 +235,11 @@ class Recorder:
             if self.capture is not None:
                 from .snapshot import snapshot
                 snap = snapshot([(n, nr) for n, nr in roots if n is not None], self.capture(), self)
-                if replaying is not None:
-                    snap = dataclasses.replace(snap, replay=tuple(replaying.steps), replay_ran=replaying.ran)
                 site = self.sites(call.site) if self.sites is not None and call.site else call.site
-                self.captures.append((BackwardCallInfo(call.index, call.kind, site), snap))
+                info = BackwardCallInfo(call.index, call.kind, site)
+                if replaying is not None:
+                    snap = self._lanes.attach(snap, info, replaying)
+                self.captures.append((info, snap))
                 del self.captures[:-self.keep or None]
         if self.callback is not None:
             self.callback(phase, roots, call)

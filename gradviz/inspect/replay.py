@@ -10,11 +10,14 @@ bounded by the graph's size, never by its tensors'.
 """
 import math
 
-from .model import ReplayStep, TensorStats
+import dataclasses
+
+from .model import ReplayLane, ReplayStep, TensorStats
 from .walk import walk
 
 MAX_VALUES = 16  # a gradient with at most this many elements keeps its values
 MAX_STEPS = 200_000  # a longer backward keeps its first steps (the page says how many ran)
+MAX_LANES = 8  # earlier backward calls through one graph kept for the explorer
 
 
 class ReplayRecorder:
@@ -31,19 +34,22 @@ class ReplayRecorder:
     def start(self, root_nodes):
         order, _ = walk([n for n in root_nodes if n is not None], self.next_nodes)
         for k, node in enumerate(order):
+            leaf = getattr(node, "variable", None)  # AccumulateGrad: its leaf's .grad, before and after
             try:
-                self._handles.append(node.register_hook(self._hook(f"n{k}")))
+                self._handles.append(node.register_hook(self._hook(f"n{k}", leaf)))
             except (RuntimeError, AttributeError, TypeError):  # a node that takes no hooks
                 continue
 
-    def _hook(self, node_id):
+    def _hook(self, node_id, leaf):
         steps, stats = self.steps, self.stats
+        before = stats(_grad_of(leaf)) if leaf is not None else None
 
         def hook(grad_inputs, grad_outputs):
             self.ran += 1
             if len(steps) < MAX_STEPS:
+                after = stats(_grad_of(leaf)) if leaf is not None else None
                 steps.append(ReplayStep(node_id, tuple(stats(g) for g in grad_outputs),
-                                        tuple(stats(g) for g in grad_inputs)))
+                                        tuple(stats(g) for g in grad_inputs), before, after))
         return hook
 
     def stop(self):
@@ -54,6 +60,36 @@ class ReplayRecorder:
                 pass
         self._handles = []
         return tuple(self.steps)
+
+
+class Lanes:
+    """The replays of the backward calls that ran through one graph: calls whose graphs
+    have the same nodes in the same walk order (``retain_graph=True``, then backward
+    again) are lanes of one explorer. ``attach`` gives a call's snapshot its replay and
+    the earlier lanes."""
+
+    def __init__(self):
+        self._key, self._lanes = None, []
+
+    def attach(self, snap, info, replaying):
+        key = tuple(n.name for n in snap.nodes)
+        if key != self._key:
+            self._key, self._lanes = key, []
+        earlier = tuple(self._lanes)
+        self._lanes.append(ReplayLane(info, tuple(replaying.steps), replaying.ran))
+        del self._lanes[:-MAX_LANES]
+        return dataclasses.replace(snap, replay=tuple(replaying.steps), replay_ran=replaying.ran, lanes=earlier)
+
+
+def _grad_of(t):
+    """A leaf's ``.grad``, read without the warning PyTorch gives for non-leaves."""
+    grad = getattr(t, "_grad", None)
+    if grad is not None:
+        return grad
+    try:
+        return t.grad
+    except Exception:  # noqa: BLE001 - nothing to show
+        return None
 
 
 def stats_of(values, shape, dtype):

@@ -19,7 +19,8 @@ Schema (lists, for size: a 100,000-node graph; every text is a number into ``str
     next: [[target node index or -1, input_nr]]
     formulas: [[input, text]]
   op: [name, module, "file:line", code line, drawn, input names, output names, node index or -1]
-  step: [node index, arriving, leaving]; a gradient: [shape, dtype, norm, min, max, mean], or
+  lanes: [[call, steps, ran]]: earlier backward calls through the same graph
+  step: [node index, arriving, leaving, leaf .grad before, after]; a gradient: [shape, dtype, norm, min, max, mean], or
     [shape, dtype, values] when it has at most 16 elements
 """
 import html
@@ -46,9 +47,9 @@ def data(snap, graph=None, title="", layers=()) -> dict:
     ops = [[S(op.name), S(op.module), S(_where(op.site)), S(code(op.site)), S(drawn(op.id)),
             [S(values.get(v, v)) for v in op.inputs], [S(values.get(v, v)) for v in op.outputs],
             index.get(op.node, -1)] for op in snap.ops]
-    steps = [[index.get(s.node, -1), [_stats(g, S) for g in s.grads_in], [_stats(g, S) for g in s.grads_out]]
-             for s in snap.replay]
+    steps = _steps(snap.replay, index, S)
     call = snap.backward_calls[-1] if snap.backward_calls else None
+    lanes = [[_call_text(lane.call), _steps(lane.steps, index, S), lane.ran] for lane in snap.lanes]
     levels = graph.module_levels if graph is not None else None
     depths = {}  # other depth -> [box of each node], [box of each op]: see ``layers``
     for depth, other in layers:
@@ -57,8 +58,18 @@ def data(snap, graph=None, title="", layers=()) -> dict:
             "depth": levels[0] if levels and depths else None, "levels": levels[1] if levels and depths else None,
             "depths": depths,
             "ran": snap.replay_ran or len(steps),
-            "call": f"{call.kind} at {_where(call.site)}" if call is not None and call.site else
-            (call.kind if call is not None else "")}
+            "call": _call_text(call), "lanes": lanes}
+
+
+def _steps(replay, index, S):
+    return [[index.get(s.node, -1), [_stats(g, S) for g in s.grads_in], [_stats(g, S) for g in s.grads_out],
+             _stats(s.grad_before, S), _stats(s.grad_after, S)] for s in replay]
+
+
+def _call_text(call):
+    if call is None:
+        return ""
+    return f"{call.kind} at {_where(call.site)}" if call.site else call.kind
 
 
 class _Strings:
@@ -142,7 +153,14 @@ class _CodeLines:
 def block(number: int, payload: dict) -> str:
     """The explorer's controls and its data for the picture ``number`` of a page."""
     steps = len(payload["steps"])
-    replay = (f'<div class="gv-replay" role="group" aria-label="replay of the backward pass">'
+    lanes = payload.get("lanes") or []
+    choose = ""
+    if lanes:  # several backward calls ran through this graph: one lane each, the last shown first
+        options = [f"{k + 1}. {escape(text)}" for k, text in enumerate([lane[0] for lane in lanes] + [payload["call"]])]
+        choose = ('<select aria-label="Backward call">' + "".join(
+            f'<option value="{k}"{" selected" if k == len(lanes) else ""}>{text}</option>'
+            for k, text in enumerate(options)) + "</select>")
+    replay = (f'<div class="gv-replay" role="group" aria-label="replay of the backward pass">{choose}'
               f'<button type="button" data-act="back">Back</button>'
               f'<button type="button" data-act="step">Step</button>'
               f'<button type="button" data-act="play">Play</button>'
@@ -181,6 +199,7 @@ CSS = """
 .gv-depthno{color:var(--muted);font-size:13px}
 .gv-replay button{font:13px -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;padding:3px 12px;
   border:1px solid var(--line);border-radius:5px;background:var(--bg);cursor:pointer}
+.gv-replay select{font:13px -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;padding:2px 4px}
 .gv-replay button[aria-pressed=true]{background:#ddf4ff;border-color:var(--blue)}
 .gv-body{display:grid;grid-template-columns:minmax(0,1fr) 340px;gap:10px}
 .gv-details{border:1px solid var(--line);border-radius:6px;padding:8px 12px;font-size:13px;overflow:auto;
@@ -232,7 +251,8 @@ function expand(d){  // numbers into d.strings back to texts; small gradients' s
     n[7].map(function(x){return [s(x[0]),s(x[1]),s(x[2]),x[3],s(x[4]),x[5],s(x[6])];}),n[8],
     n[9].map(function(f){return [s(f[0]),s(f[1])];})];});
   d.ops=d.ops.map(function(o){return [s(o[0]),s(o[1]),s(o[2]),s(o[3]),s(o[4]),o[5].map(s),o[6].map(s),o[7]];});
-  d.steps=d.steps.map(function(st){return [st[0],st[1].map(g),st[2].map(g)];});
+  d.steps=d.steps.map(function(st){return [st[0],st[1].map(g),st[2].map(g),g(st[3]),g(st[4])];});
+  (d.lanes||[]).forEach(function(l){l[1]=l[1].map(function(st){return [st[0],st[1].map(g),st[2].map(g),g(st[3]),g(st[4])];});});
   Object.keys(d.depths||{}).forEach(function(k){d.depths[k]=[d.depths[k][0].map(s),d.depths[k][1].map(s)];});
   return d;}
 function Explorer(fig, d){
@@ -259,6 +279,10 @@ function Explorer(fig, d){
     else if(e.key==='ArrowUp'){e.preventDefault(); self.next(-1);}});
   fig.querySelectorAll('.gv-replay button').forEach(function(b){b.addEventListener('click',function(){
     var a=b.getAttribute('data-act'); if(a==='step') self.step(1); else if(a==='back') self.step(-1); else self.play(b);});});
+  var lane=fig.querySelector('.gv-replay select'), last=[d.call,d.steps];
+  if(lane) lane.addEventListener('change',function(){var k=+lane.value, l=k<d.lanes.length?d.lanes[k]:last;
+    if(self.timer) self.play(fig.querySelector('.gv-replay button[data-act=play]'));
+    d.call=l[0]; d.steps=l[1]; self.stepOf=null; self.k=1; self.step(-1);});
   fig.querySelectorAll('.gv-modules button').forEach(function(b){b.addEventListener('click',function(){
     self.setDepth(d.depth+(b.getAttribute('data-act')==='open'?1:-1));});});
   this.stepno=fig.querySelector('.gv-stepno');
@@ -370,7 +394,10 @@ Explorer.prototype.showStep=function(p,s,head){var self=this, d=this.d, st=d.ste
     e.appendChild(el('span',grad(g))); p.appendChild(e);});
   if(terms.length>1){var e=el('div','= '+terms.map(function(t){return brief(t[2])+' from '+d.nodes[t[0]][0]+' n'+t[0];}).join(' + '));
     e.className='gv-terms'; p.appendChild(e);}
-  if(n[6]) p.appendChild(el('div','writes '+(n[6][0]||'the leaf')+'.grad'+(st[1][0]?' = '+grad(st[1][0]):'')));
+  if(n[6]){var leaf=(n[6][0]||'the leaf')+'.grad';  // AccumulateGrad: the leaf's .grad, before and after
+    p.appendChild(el('div','writes '+leaf+(st[4]?' = '+grad(st[4]):st[1][0]?' = '+grad(st[1][0]):'')));
+    p.appendChild(el('div',leaf+' before this backward: '+(st[3]?grad(st[3])+' (the new gradient is added to it)':'None')));
+    p.appendChild(el('div','is_leaf True, requires_grad True'));}
   st[2].forEach(function(g,j){var t=n[8][j]; if(!t||t[0]<0) return; var e=el('div');
     e.appendChild(el('b','sent to '+self.who(t[0])+': ')); e.appendChild(el('span',grad(g))); p.appendChild(e);});
   var saved=n[7].filter(function(x){return x[2]!=='scalar';});
