@@ -222,10 +222,10 @@ class ReplayStep:
 
 @_record
 class ReplayLane:
-    """An earlier backward call through the same graph (``retain_graph=True``), replayed."""
+    """An earlier backward call, replayed on the nodes it shares with this graph."""
     call: BackwardCallInfo
     steps: Tuple[ReplayStep, ...]
-    ran: int
+    ran: int  # how many nodes it ran in all (its steps here are those in this graph)
 
 
 @_record

@@ -381,7 +381,11 @@ class TorchRecorder:
             g = g.detach()
             values = (g.abs() if g.is_complex() else g).to("cpu", torch.float64).numpy()
             return numpy_stats(values, _dtype(g.dtype))
-        return ReplayRecorder(_next_nodes, stats)
+
+        def identity(node):  # PyTorch's node wrappers come and go: its sequence number, a leaf's tensor
+            variable = getattr(node, "variable", None)
+            return ("leaf", id(variable)) if variable is not None else (_seq(node), type(node).__name__)
+        return ReplayRecorder(_next_nodes, stats, identity)
 
     def _notify(self, phase, edges, info):
         if self.callback is not None:

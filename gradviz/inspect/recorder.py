@@ -406,7 +406,10 @@ def _engine_replay():
 
     def stats(g):
         return None if g is None else numpy_stats(g._data, dtype_name(g._data.dtype))
-    return ReplayRecorder(next_nodes, stats)
+
+    def identity(node):  # a node of the engine is the same object for as long as it lives
+        return weakref.ref(node)
+    return ReplayRecorder(next_nodes, stats, identity)
 
 
 def _tensor_args(frame):

@@ -17,22 +17,26 @@ from .walk import walk
 
 MAX_VALUES = 16  # a gradient with at most this many elements keeps its values
 MAX_STEPS = 200_000  # a longer backward keeps its first steps (the page says how many ran)
-MAX_LANES = 8  # earlier backward calls through one graph kept for the explorer
+MAX_LANES = 8  # earlier backward calls kept for the explorer's lanes
+MAX_LANE_NODES = 300_000  # and at most this many of their nodes, all calls together
 
 
 class ReplayRecorder:
     """Hooks one backward call's graph. ``start(roots)`` before it runs, ``stop()`` after:
     the steps, in the order the nodes ran. ``next_nodes`` and ``stats`` are the engine's:
-    a node's next nodes for ``walk``, and a gradient's TensorStats."""
+    a node's next nodes for ``walk``, a gradient's TensorStats, and ``identity``: what
+    names a node across calls (``keys``, in the walk's order; see ``Lanes``)."""
 
-    def __init__(self, next_nodes, stats):
-        self.next_nodes, self.stats = next_nodes, stats
+    def __init__(self, next_nodes, stats, identity):
+        self.next_nodes, self.stats, self.identity = next_nodes, stats, identity
         self.steps = []
+        self.keys = []
         self.ran = 0
         self._handles = []
 
     def start(self, root_nodes):
         order, _ = walk([n for n in root_nodes if n is not None], self.next_nodes)
+        self.keys = [self.identity(n) for n in order]
         for k, node in enumerate(order):
             leaf = getattr(node, "variable", None)  # AccumulateGrad: its leaf's .grad, before and after
             try:
@@ -63,22 +67,32 @@ class ReplayRecorder:
 
 
 class Lanes:
-    """The replays of the backward calls that ran through one graph: calls whose graphs
-    have the same nodes in the same walk order (``retain_graph=True``, then backward
-    again) are lanes of one explorer. ``attach`` gives a call's snapshot its replay and
-    the earlier lanes."""
+    """The replays of the last backward calls, as lanes of a later call's explorer: each
+    earlier call's steps on the nodes it shares with the later call's graph (all of them
+    after ``retain_graph=True`` and backward again; the leaves and what the first pass
+    built, for a ``create_graph`` pass), renumbered as that graph's snapshot numbers them.
+    Nodes are matched by ``ReplayRecorder.identity``."""
 
     def __init__(self):
-        self._key, self._lanes = None, []
+        self._calls = []  # (BackwardCallInfo, steps, ran, keys)
 
     def attach(self, snap, info, replaying):
-        key = tuple(n.name for n in snap.nodes)
-        if key != self._key:
-            self._key, self._lanes = key, []
-        earlier = tuple(self._lanes)
-        self._lanes.append(ReplayLane(info, tuple(replaying.steps), replaying.ran))
-        del self._lanes[:-MAX_LANES]
-        return dataclasses.replace(snap, replay=tuple(replaying.steps), replay_ran=replaying.ran, lanes=earlier)
+        """``snap`` (the graph of the call ``replaying`` recorded) with its replay and lanes."""
+        number = {key: k for k, key in enumerate(replaying.keys)}
+        lanes = []
+        for call, steps, ran, keys in self._calls:
+            moved = []
+            for step in steps:
+                k = number.get(keys[int(step.node[1:])])
+                if k is not None:
+                    moved.append(dataclasses.replace(step, node=f"n{k}"))
+            if moved:
+                lanes.append(ReplayLane(call, tuple(moved), ran))
+        self._calls.append((info, tuple(replaying.steps), replaying.ran, replaying.keys))
+        del self._calls[:-MAX_LANES]
+        while len(self._calls) > 1 and sum(len(c[3]) for c in self._calls) > MAX_LANE_NODES:
+            del self._calls[0]  # bounded by nodes kept, whatever the graphs' sizes
+        return dataclasses.replace(snap, replay=tuple(replaying.steps), replay_ran=replaying.ran, lanes=tuple(lanes))
 
 
 def _grad_of(t):
