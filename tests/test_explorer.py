@@ -331,3 +331,26 @@ def test_every_text_field_of_the_explorer_stays_text(browser, tmp_path):
     for _ in range(4):
         fig.get_by_role("button", name="Step").click()
     assert page.locator("img").count() == 0 and problems == []
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_a_notebook_that_runs_no_script_shows_the_picture_alone(browser, tmp_path):
+    """JupyterLab, classic Notebook and VS Code run no script in an untrusted notebook:
+    the explorer's output is then the static picture, with no control that does nothing."""
+    import gradviz
+    import gradviz.torch as torch
+
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    loss = (w.exp() * 3).sum()
+    bundle = gradviz.show(loss, names={"w": w})._repr_mimebundle_()
+    page_path = tmp_path / "output.html"
+    page_path.write_text(f"<!DOCTYPE html><html><body>{bundle['text/html']}</body></html>")
+    for scripts, controls in ((False, 0), (True, 1)):
+        context = browser.new_context(java_script_enabled=scripts)
+        page = context.new_page()
+        page.goto(page_path.as_uri())
+        assert page.locator(".gv-viewport svg").is_visible()
+        assert page.get_by_role("searchbox").count() == controls
+        assert page.get_by_role("button", name="fit").count() == controls
+        context.close()

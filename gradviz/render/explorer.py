@@ -171,14 +171,14 @@ def block(number: int, payload: dict) -> str:
                    f'<span class="gv-depthno" role="status">modules open to depth {payload["depth"]} of '
                    f'{payload["levels"]}</span><button type="button" data-act="open">Open a level</button></div>')
     text = json.dumps(payload, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
-    return (f'<div class="gv-explore"><label class="gv-search"><span>Find</span>'
+    return (f'<div class="gv-explore" hidden><label class="gv-search"><span>Find</span>'
             f'<input type="search" placeholder="name, module, op or line" aria-label="Search the graph">'
             f'</label><span class="gv-matches" role="status" aria-live="polite"></span>{replay}</div>'
             f'<script type="application/json" class="gv-data" id="gv-data-{number}">{text}</script>')
 
 
 def details_panel() -> str:
-    return ('<aside class="gv-details" aria-live="polite"><p class="gv-hint">Click a node, or search, to see '
+    return ('<aside class="gv-details" aria-live="polite" hidden><p class="gv-hint">Click a node, or search, to see '
             'what it saved, where its gradients go and the formula of each; Step replays the backward pass.'
             '</p></aside>')
 
@@ -202,6 +202,8 @@ CSS = """
 .gv-replay select{font:13px -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;padding:2px 4px}
 .gv-replay button[aria-pressed=true]{background:#ddf4ff;border-color:var(--blue)}
 .gv-body{display:grid;grid-template-columns:minmax(0,1fr) 340px;gap:10px}
+.gv-body:has(> aside[hidden]){grid-template-columns:1fr}
+.gv-explore[hidden],.gv-details[hidden],.gv-tools[hidden]{display:none}
 .gv-details{border:1px solid var(--line);border-radius:6px;padding:8px 12px;font-size:13px;overflow:auto;
   max-height:75vh;background:#fff}
 .gv-details h4{margin:2px 0 4px;font-size:14px;word-break:break-all}
@@ -257,6 +259,7 @@ function expand(d){  // numbers into d.strings back to texts; small gradients' s
   return d;}
 function Explorer(fig, d){
   d=expand(d); var self=this; this.fig=fig; this.d=d; this.vp=fig.querySelector('.gv-viewport');
+  fig.querySelectorAll('.gv-explore,.gv-details').forEach(function(e){e.hidden=false;});
   this.panel=fig.querySelector('.gv-details'); this.k=0; this.timer=null; this.marks={}; this.sel=null;
   this.bind();
   this.users=d.nodes.map(function(){return [];});

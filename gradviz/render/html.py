@@ -132,7 +132,9 @@ def figure(fig: Figure, number: int) -> str:
     if fig.svg is None:
         body = f'<p class="gv-problem">No picture: {escape(fig.problem or "nothing to draw")}</p>'
         return f'<figure class="gv-figure">{body}<figcaption>{escape(fig.caption)}</figcaption>{notes}</figure>'
-    tools = ('<div class="gv-tools"><button data-zoom="in" title="zoom in">+</button>'
+    # The controls are hidden until the page's script runs and shows them: a notebook that runs
+    # no script (not trusted) shows the picture alone, not buttons that do nothing.
+    tools = ('<div class="gv-tools" hidden><button data-zoom="in" title="zoom in">+</button>'
              '<button data-zoom="out" title="zoom out">&minus;</button>'
              '<button data-zoom="fit" title="fit the picture">fit</button>'
              '<button data-zoom="1" title="actual size">1:1</button>'
@@ -346,6 +348,7 @@ _JS = """
 function setup(fig){
   var vp=fig.querySelector('.gv-viewport'), svg=vp&&vp.querySelector('svg'); if(!svg||fig.gvReady) return;
   fig.gvReady=true;  // a notebook runs this again for every output
+  fig.querySelectorAll('.gv-tools').forEach(function(t){t.hidden=false;});
   var full, natural, naturalW, view;
   function read(){  // the picture's own size; again when the explorer puts another picture in
     svg=vp.querySelector('svg');
