@@ -214,25 +214,6 @@ def test_search_selects_and_describes_what_a_node_saved(browser, tmp_path):
 
 @needs_chromium
 @pytest.mark.slow
-def test_hostile_text_stays_text_in_the_explorer(browser, tmp_path):
-    script = write(tmp_path, textwrap.dedent("""\
-        import torch
-        x = torch.ones(2, requires_grad=True)
-        y = (x * 2).sum()  # <img src=x onerror=alert(1)></script><script>alert(2)</script>
-        y.backward()
-        """))
-    problems = []
-    page, _ = open_page(browser, report(tmp_path, script), problems)
-    fig = page.locator("figure.gv-explorer").last
-    fig.get_by_role("searchbox").fill("onerror")
-    fig.get_by_role("searchbox").press("Enter")
-    assert "<img src=x onerror=alert(1)>" in fig.locator(".gv-details").inner_text()
-    assert page.locator(".gv-details img").count() == 0
-    assert problems == []
-
-
-@needs_chromium
-@pytest.mark.slow
 def test_a_100000_op_chain_report_opens_within_5_seconds(browser, tmp_path):
     script = write(tmp_path, textwrap.dedent("""\
         import torch
@@ -249,8 +230,8 @@ def test_a_100000_op_chain_report_opens_within_5_seconds(browser, tmp_path):
     fig = page.locator("figure.gv-explorer").last
     start = time.monotonic()
     fig.get_by_role("button", name="Step").click()
-    assert fig.locator(".gv-stepno").text_content() == "step 1 of 100,001" or \
-        fig.locator(".gv-stepno").text_content().startswith("step 1 of ")
+    steps = re.fullmatch(r"step 1 of (\d+)", fig.locator(".gv-stepno").text_content())
+    assert steps and int(steps.group(1)) > 100_000  # every node of the chain ran
     assert time.monotonic() - start < 1.0
     assert problems == []
 
