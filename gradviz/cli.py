@@ -331,10 +331,13 @@ def graph_options(out_flags, out_help):
               help="Sum up the tensors named after a module (model.fc1.weight) in a row per module: "
                    "how many, their elements, their gradients' 2-norm, how many lack a .grad. "
                    "--depth N groups them N levels below the model.")
+@click.option("--nan", "nonfinite", is_flag=False, flag_value="nan", default=None, type=click.Choice(["nan", "inf"]),
+              help="Find where the first NaN starts (--nan=inf: or infinity), in forward or backward, with its "
+                   "line, its elements, its inputs and the usual fix; the script runs on.")
 @_engine_option
 @_command
 def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_values, graph, roots, lint, timeout,
-            html, by_module, engine):
+            html, by_module, nonfinite, engine):
     """Run SCRIPT with `import torch` resolving to gradviz's engine.
 
     SCRIPT is a PyTorch-style Python file or a Jupyter notebook (.ipynb). Lines starting
@@ -368,6 +371,7 @@ def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_v
       gradviz run train.py --timeout 30 --lint -- --epochs 1
       gradviz run model.py --engine torch --graph g.svg     # the real PyTorch graph
       gradviz run samples/tiny_mlp.py --by-module            # gradient norm per module
+      gradviz run samples/nan_sqrt.py --nan                  # where the NaN starts
 
     \b
     Exit status: 0 no cell raised, 1 a cell raised (or --timeout stopped it),
@@ -379,7 +383,8 @@ def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_v
     return command.run(command.RunOptions(
         script=script, script_args=tuple(script_args), as_json=as_json, cells=cells or changed_only,
         changed_only=changed_only, precision=precision, full_values=full_values, graph=graph,
-        roots=tuple(roots), lint=lint, timeout=timeout, html=html, engine=engine, by_module=by_module))
+        roots=tuple(roots), lint=lint, timeout=timeout, html=html, engine=engine, by_module=by_module,
+        nonfinite=nonfinite))
 
 
 @cli.command("graph", context_settings=CONTEXT_SETTINGS)

@@ -38,6 +38,7 @@ class RunOptions:
     html: Optional[str] = None  # --html REPORT
     engine: str = "gradviz"  # or 'torch': the installed PyTorch
     by_module: bool = False  # --by-module: a module's tensors summed up in a row (at --depth)
+    nonfinite: Optional[str] = None  # --nan ('nan') or --nan=inf: where the first non-finite value starts
 
 
 @dataclass
@@ -107,6 +108,7 @@ class RunReport:
     tensors: tuple  # the table: after the second backward, if there was one
     target: Optional[common.Target]
     html_path: Optional[str]
+    nonfinite: object = None  # NonFiniteInfo of --nan, or None (nothing found, or not asked)
 
 
 def _run(opts: RunOptions, program, send) -> int:
@@ -123,9 +125,9 @@ def _run(opts: RunOptions, program, send) -> int:
     want_graph = bool(target is not None or opts.graph.tree or opts.graph.backward_twice or opts.roots)
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
     names = Names(program.code_path, eng.torch)
-    watching = want_graph or html_path is not None
+    watching = want_graph or html_path is not None or opts.nonfinite is not None
     watch = (Watch(names, sites=program.site if program.notebook else None, real=eng.real,
-                   replay=html_path is not None) if watching else None)
+                   replay=html_path is not None, nonfinite=opts.nonfinite) if watching else None)
     cell_graphs = report_page.CellGraphs(watch) if html_path is not None else None
     if not opts.as_json:
         for note in program.notes:
@@ -213,7 +215,7 @@ def _run_cells(opts: RunOptions, program, send, eng, names, watch, cell_graphs, 
 def _collect(opts: RunOptions, program, result, names, watch, cell_graphs, target, html_path, want_graph,
              streams) -> RunReport:
     """After the run: the graph (written to --graph), the lint and the --html report."""
-    report = graph_report(opts, watch, names, program) if watch is not None else None
+    report = graph_report(opts, watch, names, program) if watch is not None and (want_graph or html_path) else None
     if report is not None and target is not None:
         report.outcome = _write(report, target, opts)
     lint = _lint(opts, streams) if opts.lint else None
@@ -222,7 +224,12 @@ def _collect(opts: RunOptions, program, result, names, watch, cell_graphs, targe
         report_page.write(html_path, report_page.run_page(opts, program, result, cell_graphs, report, lint))
         if not want_graph:
             report = None  # the report drew the graph; the terminal shows what it showed before
-    return RunReport(result, report, lint, tensors, target, html_path)
+    nonfinite = None
+    if opts.nonfinite is not None and watch is not None:
+        nonfinite = watch.recorder.nonfinite.found
+        if nonfinite is not None and program.notebook and nonfinite.site:  # a notebook's cell and line
+            nonfinite = dataclasses.replace(nonfinite, site=program.site(nonfinite.site))
+    return RunReport(result, report, lint, tensors, target, html_path, nonfinite)
 
 
 def _present_json(opts: RunOptions, streams, rr: RunReport) -> int:
@@ -235,6 +242,8 @@ def _present_json(opts: RunOptions, streams, rr: RunReport) -> int:
         extra["graph"] = _graph_json(report, rr.target)
     if rr.lint is not None:
         extra["lint"] = rr.lint
+    if opts.nonfinite is not None:
+        extra["nonfinite"] = jsonout.nonfinite_dict(rr.nonfinite)
     if opts.by_module:
         extra["modules"] = [jsonout.module_dict(m) for m in by_module(rr.tensors, opts.graph.depth)[0]]
     doc = jsonout.run_dict(result)
@@ -272,6 +281,9 @@ def _present_terminal(opts: RunOptions, program, names, streams, rr: RunReport) 
             tables.print_modules(streams.report, modules, "By module")
     for line in tables.nonfinite_lines(tensors):
         streams.warn(line)
+    if opts.nonfinite is not None:
+        from gradviz.render import nonfinite as nonfinite_text
+        nonfinite_text.print_finding(streams.report, rr.nonfinite, opts.nonfinite)
     if report is not None:
         _print_graph_report(opts, streams, report, rr.target)
     if rr.lint is not None:

@@ -221,6 +221,24 @@ class ReplayStep:
 
 
 @_record
+class NonFiniteInfo:
+    """The first non-finite value of a run (``inspect.nonfinite``, ``run --nan``)."""
+    phase: str  # 'forward' (an op's result) or 'backward' (a node's outgoing gradient)
+    kind: str  # 'nan' or 'inf'
+    op: str  # the forward op ('sqrt') or the node ('SqrtBackward0')
+    site: Site  # the user's line: the op's, or for a node the line of the op that made it
+    code: str  # that line
+    tensor: str  # the value's name or source text ('torch.sqrt(x)', 'the gradient of torch.sqrt(x)')
+    shape: Shape
+    count: int  # elements that are NaN (or infinite)
+    total: int
+    first: Tuple[int, ...]  # the index of the first
+    inputs: Tuple[Tuple[str, bool], ...]  # (name, all finite) of what a forward op read
+    step: int  # backward calls begun before it: the step of a training loop
+    fix: str  # the standard fix for the pattern
+
+
+@_record
 class ReplayLane:
     """An earlier backward call, replayed on the nodes it shares with this graph."""
     call: BackwardCallInfo

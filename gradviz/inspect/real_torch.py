@@ -23,18 +23,17 @@ Two pieces, in the roles ``Recorder`` and ``snapshot`` play for the engine:
 PyTorch is imported only here, and only when one of these runs.
 """
 import contextlib
-import dataclasses
-import os
 import sys
 import weakref
 
 from ..frame_lines import line_of
-from .calls import op_name as _op_name_of
 from .engines import is_gradviz_alias as _is_gradviz_alias
 from .engines import is_real_node as _is_real_node
 from .engines import real_torch_module as _real_torch
 from .formulas import formula_texts
 from .forward import Forward
+from .torch_calls import (flat_inputs, internal_dirs, mode_class, op_name_of_call, scaffolding, source_of,
+                          watch_function_apply)
 from .model import BackwardCallInfo, BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
 from .modules import ModuleTracker
 from .modules import tensor_names as _with_module_names
@@ -106,7 +105,7 @@ def follow_active():
     TorchFunctionMode is per thread). gradviz runs its own passes on a bare thread."""
     with contextlib.ExitStack() as stack:
         for rec in list(ACTIVE):
-            stack.enter_context(_mode_class(rec.torch)(rec))
+            stack.enter_context(mode_class(rec.torch)(rec))
         yield
 
 
@@ -139,6 +138,7 @@ class TorchRecorder:
     def __init__(self, on_backward=None, capture=None, keep=1, sites=None, replay=False):
         self.torch = import_torch()
         self.replay = replay  # hook every backward call's nodes, for the explorer (inspect.replay)
+        self.nonfinite = None  # inspect.nonfinite.NonFiniteWatch: where a NaN starts (run --nan)
         self._depth = 0  # backward calls running: a checkpoint's inner one is part of the outer
         self._lanes = Lanes()  # the replays of the backward calls through one graph
         self.callback, self.capture, self.keep, self.sites = on_backward, capture, keep, sites
@@ -160,15 +160,15 @@ class TorchRecorder:
         self._mode = None
         self._slots = {}  # node type -> its saved slot names
         self._sites = {}
-        self._skip = _internal_dirs(self.torch)
-        self._scaffolding = _scaffolding(self.torch)
+        self._skip = internal_dirs(self.torch)
+        self.scaffolding = scaffolding(self.torch)
         self.tracker = ModuleTracker(self.torch, on_error=self._error)  # which module call runs each op
 
     def __enter__(self):
-        self._mode = _mode_class(self.torch)(self)
+        self._mode = mode_class(self.torch)(self)
         self._mode.__enter__()
         ACTIVE.append(self)
-        self._unpatch = _watch_function_apply(self.torch, self)
+        self._unpatch = watch_function_apply(self.torch, self)
         try:
             self.tracker.start()
         except Exception as e:  # noqa: BLE001 - without it the ops just have no module
@@ -212,6 +212,8 @@ class TorchRecorder:
         Tensor = self.torch.Tensor
         outs = [t for t in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(t, Tensor)]
         made = [t for t in outs if _grad_fn(t) is not None]
+        if self.nonfinite is not None and self.nonfinite.found is None and outs:
+            self._check_nonfinite(func, args, kwargs, outs, name)
         if not made:
             return
         node = _grad_fn(made[0])
@@ -220,7 +222,7 @@ class TorchRecorder:
             return
         own = _seq(node)  # the node of the first result made is the call's own
         new_nodes.sort(key=lambda n: _seq(n) != own)
-        inputs = _flat_inputs(func, args, kwargs, Tensor)
+        inputs = flat_inputs(func, args, kwargs, Tensor)
         in_vals = []
         for x in inputs:
             rec = self._value_for_input(x, Tensor)
@@ -229,7 +231,7 @@ class TorchRecorder:
         inplace = any(o is x for o in outs for x, _ in in_vals)
         out_vals = [self._new_value(t, self._known(t)) for t in outs]
         serial = self._next()
-        name = name or _op_name(func, inplace)
+        name = name or op_name_of_call(func, inplace)
         saved, meta = self._saved_of(node, in_vals, outs)
         where, span = self._site_and_span()
         op = TorchOpRec(serial, None, name, type(node).__name__, tuple(r.serial for _, r in in_vals),
@@ -331,7 +333,7 @@ class TorchRecorder:
                 site = (name, line_of(frame))
                 site = self._sites.setdefault(site, site)  # one tuple per line: a loop repeats them
                 return site, ((frame.f_code, frame.f_lasti) if direct else None)
-            if direct and name.startswith(self._scaffolding):
+            if direct and name.startswith(self.scaffolding):
                 direct = False
             frame = frame.f_back
         return None, None
@@ -346,6 +348,8 @@ class TorchRecorder:
         self._calls.append(info)
         self._notify("start", edges, info)
         replaying = None
+        if self.nonfinite is not None and self._depth == 0:
+            self.nonfinite.start([n for n, _ in edges], _next_nodes, self._describe)
         if self.replay and self._depth == 0:
             replaying = self._replay_recorder()
             replaying.start([n for n, _ in edges])
@@ -354,6 +358,8 @@ class TorchRecorder:
             return func(*args, **kwargs)
         finally:
             self._depth -= 1
+            if self.nonfinite is not None and self._depth == 0:
+                self.nonfinite.stop()
             if replaying is not None:
                 replaying.stop()
             try:
@@ -370,6 +376,29 @@ class TorchRecorder:
             except Exception as e:  # noqa: BLE001
                 self._error("on_backward", e)
             self._notify("end", edges, info)
+
+    def _check_nonfinite(self, func, args, kwargs, outs, name):
+        where, span = self._site_and_span()
+        code, text = source_of(where, span)
+        Tensor = self.torch.Tensor
+        self.nonfinite.forward(name or op_name_of_call(func, False), where, code, text,
+                               [x for x in flat_inputs(func, args, kwargs, Tensor) if isinstance(x, Tensor)], outs)
+
+    def _describe(self, node):
+        """(forward op name, site, line of code, source text) of the call that made ``node``."""
+        op = self.op_for_node(node)
+        if op is None:
+            return type(node).__name__, None, "", None
+        code, text = source_of(op.site, op.span)
+        return op.name, op.site, code, text
+
+    def torch_check(self, t, inf):
+        """inspect.nonfinite's check of a PyTorch tensor."""
+        from .nonfinite import numpy_check
+        if not t.is_floating_point() and not t.is_complex():
+            return None
+        t = t.detach()
+        return numpy_check((t.float() if t.dtype in (self.torch.bfloat16, self.torch.float16) else t).cpu().numpy(), inf)
 
     def _replay_recorder(self):
         from .replay import ReplayRecorder, numpy_stats
@@ -517,108 +546,6 @@ class TorchRecorder:
 
     def __len__(self):
         return len(self._ops)
-
-
-_MODES = {}
-
-
-def _watch_function_apply(torch, recorder):
-    """Tell ``recorder`` of every custom ``autograd.Function`` call (its ``apply`` is plain
-    Python, which a TorchFunctionMode does not see); returns the undo."""
-    Function = torch.autograd.Function
-    original = Function.__dict__.get("apply")
-    if not isinstance(original, classmethod):
-        return None
-
-    def apply(cls, *args, **kwargs):
-        out = original.__func__(cls, *args, **kwargs)
-        recorder.on_function(cls, args, kwargs, out)
-        return out
-
-    patched = classmethod(apply)
-    Function.apply = patched
-
-    def undo():
-        if Function.__dict__.get("apply") is patched:
-            Function.apply = original
-    return undo
-
-
-def _mode_class(torch):
-    """The TorchFunctionMode subclass, made once PyTorch is imported."""
-    cls = _MODES.get(id(torch))
-    if cls is not None:
-        return cls
-    from torch.overrides import TorchFunctionMode
-
-    backward_kinds = {torch.Tensor.backward: "tensor.backward", torch.autograd.backward: "backward",
-                      torch.autograd.grad: "autograd.grad"}
-
-    class _Mode(TorchFunctionMode):
-        def __init__(self, recorder):
-            super().__init__()
-            self.recorder = recorder
-
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            kind = backward_kinds.get(func) or _backward_kind(func)
-            if kind is not None:
-                return self.recorder.run_backward(kind, func, args, kwargs)
-            out = func(*args, **kwargs)
-            self.recorder.on_call(func, args, kwargs, out)
-            return out
-
-    _MODES[id(torch)] = _Mode
-    return _Mode
-
-
-def _backward_kind(func):
-    """``backward`` / ``grad`` patched by --retain-graph are still backward calls."""
-    name, module = getattr(func, "__name__", ""), getattr(func, "__module__", "") or ""
-    if module.startswith("torch.autograd") or module.startswith("gradviz"):
-        if name == "backward":
-            return "backward"
-        if name == "grad":
-            return "autograd.grad"
-    return None
-
-
-def _scaffolding(torch):
-    """PyTorch's Python-level code that calls torch functions as a user's code does: a
-    call made through it is not the expression on the user's line."""
-    root = os.path.dirname(os.path.abspath(torch.__file__))
-    return tuple(os.path.join(root, *part.split("/")) for part in
-                 ("nn/modules/", "utils/", "optim/", "autograd/function.py", "nn/parallel/"))
-
-
-def _internal_dirs(torch):
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return (os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, here + os.sep)
-
-
-_ARITHMETIC = {"add", "sub", "mul", "div", "pow", "rsub", "matmul", "true_divide", "multiply", "subtract",
-               "divide", "remainder", "fmod", "floor_divide", "maximum", "minimum", "atan2"}
-
-
-def _flat_inputs(func, args, kwargs, Tensor):
-    """The call's operands: its tensors (those in a list too: cat, stack), and the Python
-    numbers of arithmetic (``x * 2``), not options such as ``dim=1``."""
-    arithmetic = _op_name(func, False).rstrip("_") in _ARITHMETIC
-    out = []
-    for a in list(args) + list(kwargs.values()):
-        if isinstance(a, Tensor) or (arithmetic and isinstance(a, (int, float, complex)) and not isinstance(a, bool)):
-            out.append(a)
-        elif isinstance(a, (list, tuple)) and a and all(isinstance(x, Tensor) for x in a):
-            out.extend(a)
-    return out
-
-
-def _op_name(func, inplace):
-    """'mul' for Tensor.__mul__, 'add_' for __iadd__, 'linear' for F.linear, 'T' for ``x.T``."""
-    name = getattr(func, "__name__", None) or str(func)
-    if name == "__get__":  # a property read (x.T, x.mT): the descriptor's name
-        name = getattr(getattr(func, "__self__", None), "__name__", None) or name
-    return _op_name_of(name, inplace)
 
 
 def _same_data(a, b) -> bool:

@@ -62,6 +62,7 @@ class Recorder:
         self.callback = on_backward
         self.capture = capture
         self.replay = replay  # hook every backward call's nodes, for the explorer (inspect.replay)
+        self.nonfinite = None  # inspect.nonfinite.NonFiniteWatch: where a NaN starts (run --nan)
         self._replaying = None
         self._lanes = Lanes()  # the replays of the backward calls through one graph
         self.sites = sites  # how snapshots name places in the user's code (see ``snapshot``)
@@ -183,6 +184,10 @@ class Recorder:
             self._join_call(op, node)
         if copy_of is not None:
             self._fold_copy_slices(copy_of, op)
+        if self.nonfinite is not None and self.nonfinite.found is None and not self._in_backward:
+            code, text = _source_of(op)
+            self.nonfinite.forward(op.call_name or name, op.site, code, text,
+                                   [x for x in inputs if _is_tensor(x)], [t for t in outputs if _is_tensor(t)])
 
     def _reads_plain_tensor(self, op):
         """Whether ``op`` read a tensor that needs no grad (indices, a mask, data): ops
@@ -226,9 +231,14 @@ class Recorder:
             if self.replay and self._in_backward == 1:  # a checkpoint's inner backward is part of this one
                 self._replaying = _engine_replay()
                 self._replaying.start([n for n, _ in roots])
+            if self.nonfinite is not None and self._in_backward == 1:
+                from .snapshot import next_nodes
+                self.nonfinite.start([n for n, _ in roots], next_nodes, self._describe)
         else:
             self._in_backward = max(0, self._in_backward - 1)
             replaying = self._replaying if self._in_backward == 0 else None
+            if self.nonfinite is not None and self._in_backward == 0:
+                self.nonfinite.stop()
             if replaying is not None:
                 self._replaying = None
                 replaying.stop()
@@ -243,6 +253,14 @@ class Recorder:
                 del self.captures[:-self.keep or None]
         if self.callback is not None:
             self.callback(phase, roots, call)
+
+    def _describe(self, node):
+        """(forward op name, site, line of code, source text) of what made ``node``."""
+        op = self.op_for_node(node)
+        if op is None:
+            return forward_name(node), getattr(node, "_site", None), "", None
+        code, text = _source_of(op)
+        return op.call_name or op.name, op.site, code, text
 
     # -- queries (used by snapshot) ------------------------------------------------
     def op_for_node(self, node):
@@ -398,6 +416,17 @@ class Recorder:
 
 
 _ENGINE_CALLS = {}
+
+
+def _source_of(op):
+    """(the line of code, the call's source text or None) of a recorded op."""
+    if not op.site:
+        return "", None
+    import linecache
+
+    from .calls import source_text, span_at
+    span = span_at(*op.span) if op.span is not None else None
+    return linecache.getline(op.site[0], op.site[1]).strip(), source_text(op.site[0], span) if span else None
 
 
 def _engine_replay():

@@ -62,7 +62,7 @@ class Watch:
     """
 
     def __init__(self, names: Callable[[], dict], sites: Optional[Callable] = None, real: bool = False,
-                 replay: bool = False):
+                 replay: bool = False, nonfinite: Optional[str] = None):
         if real:  # the user's code runs on the installed PyTorch
             from gradviz.inspect.real_torch import TorchRecorder as Recorder
         else:
@@ -71,6 +71,10 @@ class Watch:
         self.names = names
         # replay: record each backward call node by node, for the explorer (inspect.replay)
         self.recorder = Recorder(on_backward=self._on_backward, capture=names, keep=1, sites=sites, replay=replay)
+        if nonfinite is not None:  # 'nan' or 'inf': where the first non-finite value starts (run --nan)
+            from .nonfinite import NonFiniteWatch, numpy_check
+            check = self.recorder.torch_check if real else (lambda t, inf: numpy_check(t._data, inf))
+            self.recorder.nonfinite = NonFiniteWatch(check, names, inf=nonfinite == "inf")
         self.last_edges: list = []
         self._roots = weakref.WeakSet()
         self._seqs = set()

@@ -218,3 +218,15 @@ def write_json(doc: dict, out) -> None:
 def dumps(result, indent=None) -> str:
     """The ``gradviz run --json`` document of ``result`` as strict JSON text."""
     return json_text(run_dict(result), indent=indent)
+
+
+def nonfinite_dict(info):
+    """``run --nan``'s finding (``inspect.model.NonFiniteInfo``) as docs/json.md's NONFINITE, or None."""
+    if info is None:
+        return None
+    return {"phase": info.phase, "kind": info.kind, "op": info.op,
+            "file": info.site[0] if info.site else None, "line": info.site[1] if info.site else None,
+            "code": info.code, "tensor": info.tensor, "shape": list(info.shape), "count": info.count,
+            "total": info.total, "first": list(info.first),
+            "inputs": [{"name": name, "finite": finite} for name, finite in info.inputs],
+            "step": info.step, "fix": info.fix}
