@@ -47,6 +47,7 @@ class TensorInfo:
     grad: Optional[Values]
     numel: int
     imag: Optional[Values] = None  # a complex tensor's imaginary parts, as record.py keeps only the real ones
+    grad_reason: Optional[str] = None  # why it has no gradient, or an all-zero one (inspect.grad_reasons)
 
 
 def _float64(t) -> "Any":

@@ -231,7 +231,7 @@ def test_json_document():
     assert doc["error"] is None and doc["graph"] is None
     first = doc["tensors"][0]
     assert set(first) == {"name", "shape", "dtype", "requires_grad", "is_leaf", "retains_grad", "grad_fn", "data",
-                          "stats", "grad"}
+                          "stats", "grad", "grad_reason"}
 
 
 def test_json_with_a_file_reports_it(tmp_path):

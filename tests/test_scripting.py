@@ -406,7 +406,7 @@ def test_json_schema_keys(tmp_path):
     c0, c1 = doc["cells"]
     assert list(c0) == ["line", "stdout", "error", "tensors", "warnings"]  # the schema, plus each cell's warnings
     assert list(c0["tensors"][0]) == ["name", "shape", "dtype", "requires_grad", "is_leaf",
-                                      "retains_grad", "grad_fn", "data", "stats", "grad"]
+                                      "retains_grad", "grad_fn", "data", "stats", "grad", "grad_reason"]
     assert list(c0["tensors"][0]["stats"]) == ["min", "max", "mean", "norm"]
     assert c0["tensors"][0]["grad"] == {"data": [2.0, 2.0],
                                         "stats": {"min": 2.0, "max": 2.0, "mean": 2.0,

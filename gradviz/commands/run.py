@@ -133,7 +133,10 @@ def _run(opts: RunOptions, program, send) -> int:
         for note in program.notes:
             streams.note(note)
 
-    result = _run_cells(opts, program, send, eng, names, watch, cell_graphs, streams)
+    from gradviz.inspect.grad_reasons import Reach
+    reach = Reach(eng.torch, eng.real)  # which leaves each backward reached: why a gradient is missing
+    result = _run_cells(opts, program, send, eng, names, watch, cell_graphs, streams, reach)
+    result = _with_grad_reasons(result, names, reach)
 
     if supervised.in_fork():  # the script's os.fork(): this copy ends as under python, without a report
         supervised.leave_fork(0 if result.ok else 1)
@@ -145,7 +148,24 @@ def _run(opts: RunOptions, program, send) -> int:
     return _present_terminal(opts, program, names, streams, collected)
 
 
-def _run_cells(opts: RunOptions, program, send, eng, names, watch, cell_graphs, streams):
+def _with_grad_reasons(result, names, reach):
+    """The run's table, each tensor with why it has no gradient (or an all-zero one)."""
+    from gradviz.inspect.grad_reasons import reasons
+
+    try:
+        why = reasons(names.named(), reach)
+    except Exception:  # noqa: BLE001 - the reasons are a help, never the run's failure
+        return result
+    if not why or not result.tensors:
+        return result
+    last = result.cells[-1]  # the table after the last cell is the run's
+    tensors = type(last.tensors)(dataclasses.replace(t, grad_reason=why.get(t.name)) for t in last.tensors)
+    tensors.omitted = getattr(last.tensors, "omitted", 0)
+    result.cells[-1] = dataclasses.replace(last, tensors=tensors)
+    return result
+
+
+def _run_cells(opts: RunOptions, program, send, eng, names, watch, cell_graphs, streams, reach):
     """Run the script's cells (each one's table printed as it ends with --cells); scripting's RunResult."""
     from gradviz import scripting
 
@@ -153,6 +173,7 @@ def _run_cells(opts: RunOptions, program, send, eng, names, watch, cell_graphs, 
     def around(ns):
         names.bind(ns)
         with contextlib.ExitStack() as stack:
+            stack.enter_context(reach)
             if watch is not None:
                 stack.enter_context(watch)
             if opts.graph.retain_graph:
@@ -281,6 +302,7 @@ def _present_terminal(opts: RunOptions, program, names, streams, rr: RunReport) 
             tables.print_modules(streams.report, modules, "By module")
     for line in tables.nonfinite_lines(tensors):
         streams.warn(line)
+    tables.print_grad_reasons(streams.report, tensors)
     if opts.nonfinite is not None:
         from gradviz.render import nonfinite as nonfinite_text
         nonfinite_text.print_finding(streams.report, rr.nonfinite, opts.nonfinite)

@@ -64,6 +64,7 @@ def tensor_dict(t) -> dict:
         "data": t.data,
         "stats": stats_dict(t.stats),
         "grad": None if t.grad is None else values_dict(t.grad),
+        "grad_reason": t.grad_reason,
     }
     if t.imag is not None:
         d["imag"] = values_dict(t.imag)

@@ -6,6 +6,7 @@ stream is not a terminal, as rich decides from the stream, ``NO_COLOR`` and ``TE
 """
 
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -312,3 +313,29 @@ def print_error_summary(console: Console, result) -> None:
     n = len(result.cells)
     console.print(Text(f"{len(errs)} of {n} cell{'s' if n != 1 else ''} raised: {which}",
                        style="bold red"), soft_wrap=True)
+
+
+def print_grad_reasons(console: Console, tensors) -> None:
+    """Under the table: why each tensor that should have a gradient has none, or a zero one."""
+    rows = [(t.name, t.grad_reason) for t in tensors if getattr(t, "grad_reason", None)]
+    if not rows:
+        return
+    console.print()
+    print_trimmed(console, Text("Why no gradient:", style="bold"))
+    by_reason = {}  # reason -> names: one line for the parameters of a frozen layer, the non-leaves...
+    for name, reason in rows:
+        by_reason.setdefault(reason, []).append(name)
+    for reason, names in list(by_reason.items())[:MAX_REASON_LINES]:
+        kind, _, rest = reason.partition(": ")
+        shown = ", ".join(visible_line(n) for n in names[:6]) + (f" and {len(names) - 6:,} more" if len(names) > 6
+                                                                 else "")
+        text = f"{shown}  {kind}" + (f": {visible_line(rest)}" if rest else "")
+        for k, line in enumerate(textwrap.wrap(text, width=max(40, console.width), initial_indent="  ",
+                                               subsequent_indent="      ", break_on_hyphens=False)):
+            console.print(Text(line, style="bold" if k == 0 else ""), soft_wrap=True)
+    if len(by_reason) > MAX_REASON_LINES:
+        print_trimmed(console, Text(f"  … {len(by_reason) - MAX_REASON_LINES:,} more reasons (--json lists every "
+                                    "tensor's grad_reason)", style="dim"))
+
+
+MAX_REASON_LINES = 12
