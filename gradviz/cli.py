@@ -334,10 +334,13 @@ def graph_options(out_flags, out_help):
 @click.option("--nan", "nonfinite", is_flag=False, flag_value="nan", default=None, type=click.Choice(["nan", "inf"]),
               help="Find where the first NaN starts (--nan=inf: or infinity), in forward or backward, with its "
                    "line, its elements, its inputs and the usual fix; the script runs on.")
+@click.option("--memory", is_flag=True,
+              help="The saved-for-backward ledger: the bytes each backward call's graph held, by distinct "
+                   "storage, per module, line and node, parameters apart from activations.")
 @_engine_option
 @_command
 def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_values, graph, roots, lint, timeout,
-            html, by_module, nonfinite, engine):
+            html, by_module, nonfinite, memory, engine):
     """Run SCRIPT with `import torch` resolving to gradviz's engine.
 
     SCRIPT is a PyTorch-style Python file or a Jupyter notebook (.ipynb). Lines starting
@@ -372,6 +375,7 @@ def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_v
       gradviz run model.py --engine torch --graph g.svg     # the real PyTorch graph
       gradviz run samples/tiny_mlp.py --by-module            # gradient norm per module
       gradviz run samples/nan_sqrt.py --nan                  # where the NaN starts
+      gradviz run samples/tiny_mlp.py --memory               # what backward keeps, by module
 
     \b
     Exit status: 0 no cell raised, 1 a cell raised (or --timeout stopped it),
@@ -384,7 +388,7 @@ def run_cmd(script, script_args, as_json, cells, changed_only, precision, full_v
         script=script, script_args=tuple(script_args), as_json=as_json, cells=cells or changed_only,
         changed_only=changed_only, precision=precision, full_values=full_values, graph=graph,
         roots=tuple(roots), lint=lint, timeout=timeout, html=html, engine=engine, by_module=by_module,
-        nonfinite=nonfinite))
+        nonfinite=nonfinite, memory=memory))
 
 
 @cli.command("graph", context_settings=CONTEXT_SETTINGS)

@@ -39,6 +39,7 @@ class RunOptions:
     engine: str = "gradviz"  # or 'torch': the installed PyTorch
     by_module: bool = False  # --by-module: a module's tensors summed up in a row (at --depth)
     nonfinite: Optional[str] = None  # --nan ('nan') or --nan=inf: where the first non-finite value starts
+    memory: bool = False  # --memory: the saved-for-backward ledger of each backward call
 
 
 @dataclass
@@ -109,6 +110,7 @@ class RunReport:
     target: Optional[common.Target]
     html_path: Optional[str]
     nonfinite: object = None  # NonFiniteInfo of --nan, or None (nothing found, or not asked)
+    ledgers: tuple = ()  # MemoryLedger of each backward call, with --memory
 
 
 def _run(opts: RunOptions, program, send) -> int:
@@ -125,9 +127,10 @@ def _run(opts: RunOptions, program, send) -> int:
     want_graph = bool(target is not None or opts.graph.tree or opts.graph.backward_twice or opts.roots)
     streams = common.Streams(data_on_stdout=opts.as_json or (target is not None and target.stdout))
     names = Names(program.code_path, eng.torch)
-    watching = want_graph or html_path is not None or opts.nonfinite is not None
+    watching = want_graph or html_path is not None or opts.nonfinite is not None or opts.memory
     watch = (Watch(names, sites=program.site if program.notebook else None, real=eng.real,
-                   replay=html_path is not None, nonfinite=opts.nonfinite) if watching else None)
+                   replay=html_path is not None, nonfinite=opts.nonfinite, memory=opts.memory)
+             if watching else None)
     cell_graphs = report_page.CellGraphs(watch) if html_path is not None else None
     if not opts.as_json:
         for note in program.notes:
@@ -250,7 +253,8 @@ def _collect(opts: RunOptions, program, result, names, watch, cell_graphs, targe
         nonfinite = watch.recorder.nonfinite.found
         if nonfinite is not None and program.notebook and nonfinite.site:  # a notebook's cell and line
             nonfinite = dataclasses.replace(nonfinite, site=program.site(nonfinite.site))
-    return RunReport(result, report, lint, tensors, target, html_path, nonfinite)
+    ledgers = tuple(watch.recorder.memory.ledgers) if opts.memory and watch is not None else ()
+    return RunReport(result, report, lint, tensors, target, html_path, nonfinite, ledgers)
 
 
 def _present_json(opts: RunOptions, streams, rr: RunReport) -> int:
@@ -265,6 +269,8 @@ def _present_json(opts: RunOptions, streams, rr: RunReport) -> int:
         extra["lint"] = rr.lint
     if opts.nonfinite is not None:
         extra["nonfinite"] = jsonout.nonfinite_dict(rr.nonfinite)
+    if opts.memory:
+        extra["memory"] = jsonout.memory_dict(rr.ledgers)
     if opts.by_module:
         extra["modules"] = [jsonout.module_dict(m) for m in by_module(rr.tensors, opts.graph.depth)[0]]
     doc = jsonout.run_dict(result)
@@ -306,6 +312,9 @@ def _present_terminal(opts: RunOptions, program, names, streams, rr: RunReport) 
     if opts.nonfinite is not None:
         from gradviz.render import nonfinite as nonfinite_text
         nonfinite_text.print_finding(streams.report, rr.nonfinite, opts.nonfinite)
+    if opts.memory:
+        from gradviz.render import memory as memory_text
+        memory_text.print_ledgers(streams.report, rr.ledgers)
     if report is not None:
         _print_graph_report(opts, streams, report, rr.target)
     if rr.lint is not None:

@@ -239,6 +239,20 @@ class NonFiniteInfo:
 
 
 @_record
+class MemoryLedger:
+    """What a backward call's graph held for backward as the call began (``run --memory``)."""
+    call: int  # the backward call, counted from 1
+    site: Site
+    saved_bytes: int  # by distinct storage
+    parameter_bytes: int
+    activation_bytes: int
+    storages: int
+    by_node: Tuple[Tuple[str, str, int], ...]  # (node id, node name, bytes), the largest first
+    by_module: Tuple[Tuple[str, int], ...]  # (module path, activation bytes): what checkpointing it frees, at most
+    by_line: Tuple[Tuple[Tuple[str, int], int], ...]  # ((file, line), bytes), the largest first
+
+
+@_record
 class ReplayLane:
     """An earlier backward call, replayed on the nodes it shares with this graph."""
     call: BackwardCallInfo

@@ -139,6 +139,7 @@ class TorchRecorder:
         self.torch = import_torch()
         self.replay = replay  # hook every backward call's nodes, for the explorer (inspect.replay)
         self.nonfinite = None  # inspect.nonfinite.NonFiniteWatch: where a NaN starts (run --nan)
+        self.memory = None  # inspect.memory.MemoryWatch: what each backward's graph holds (run --memory)
         self._depth = 0  # backward calls running: a checkpoint's inner one is part of the outer
         self._lanes = Lanes()  # the replays of the backward calls through one graph
         self.callback, self.capture, self.keep, self.sites = on_backward, capture, keep, sites
@@ -350,6 +351,9 @@ class TorchRecorder:
         replaying = None
         if self.nonfinite is not None and self._depth == 0:
             self.nonfinite.start([n for n, _ in edges], _next_nodes, self._describe)
+        if self.memory is not None and self._depth == 0:
+            site = self.sites(info.site) if self.sites is not None and info.site else info.site
+            self.memory.start([n for n, _ in edges], _next_nodes, info.index, site)
         if self.replay and self._depth == 0:
             replaying = self._replay_recorder()
             replaying.start([n for n, _ in edges])
@@ -391,6 +395,31 @@ class TorchRecorder:
             return type(node).__name__, None, "", None
         code, text = source_of(op.site, op.span)
         return op.name, op.site, code, text
+
+    def memory_storages(self, node):
+        """[(storage key, bytes)] of what ``node`` saved (inspect.memory):
+        each saved tensor read (not unpacked through a hook: a checkpoint's are not kept)."""
+        Tensor = self.torch.Tensor
+        out = []
+        for slot, attr in self.slots_of(node):
+            for _, state, value in _slot_states(node, slot, attr):
+                if state != "tensor" or not isinstance(value, Tensor):
+                    continue
+                out.append((self.memory_key(value), int(value.untyped_storage().nbytes())))
+        return out
+
+    @staticmethod
+    def memory_key(tensor):
+        storage = tensor.untyped_storage()
+        return storage.data_ptr() or id(storage)
+
+    def memory_place(self, node):
+        """(module path or None, site) of the call that made ``node``."""
+        op = self.op_for_node(node)
+        if op is None:
+            return None, None
+        module = getattr(op.module, "path", None) if op.module is not None else None
+        return module, (self.sites(op.site) if self.sites is not None and op.site else op.site)
 
     def torch_check(self, t, inf):
         """inspect.nonfinite's check of a PyTorch tensor."""

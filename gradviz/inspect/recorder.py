@@ -63,6 +63,7 @@ class Recorder:
         self.capture = capture
         self.replay = replay  # hook every backward call's nodes, for the explorer (inspect.replay)
         self.nonfinite = None  # inspect.nonfinite.NonFiniteWatch: where a NaN starts (run --nan)
+        self.memory = None  # inspect.memory.MemoryWatch: what each backward's graph holds (run --memory)
         self._replaying = None
         self._lanes = Lanes()  # the replays of the backward calls through one graph
         self.sites = sites  # how snapshots name places in the user's code (see ``snapshot``)
@@ -234,6 +235,10 @@ class Recorder:
             if self.nonfinite is not None and self._in_backward == 1:
                 from .snapshot import next_nodes
                 self.nonfinite.start([n for n, _ in roots], next_nodes, self._describe)
+            if self.memory is not None and self._in_backward == 1:
+                from .snapshot import next_nodes
+                site = self.sites(call.site) if self.sites is not None and call.site else call.site
+                self.memory.start([n for n, _ in roots], next_nodes, call.index, site)
         else:
             self._in_backward = max(0, self._in_backward - 1)
             replaying = self._replaying if self._in_backward == 0 else None
@@ -253,6 +258,29 @@ class Recorder:
                 del self.captures[:-self.keep or None]
         if self.callback is not None:
             self.callback(phase, roots, call)
+
+    def memory_storages(self, node):
+        """[(storage key, bytes)] of what ``node`` saved (inspect.memory)."""
+        from .memory import numpy_storage
+        out = []
+        for _, value in node.saved_items():
+            data = getattr(value, "data", None)
+            if data is None or not hasattr(data, "nbytes") or _kept_by_checkpoint(value):
+                continue
+            out.append(numpy_storage(data))
+        return out
+
+    @staticmethod
+    def memory_key(tensor):
+        from .memory import numpy_storage
+        return numpy_storage(tensor._data)[0]
+
+    def memory_place(self, node):
+        """(module path or None, site) of the op that made ``node``."""
+        op = self.op_for_node(node)
+        module = getattr(op.module, "path", None) if op is not None and op.module is not None else None
+        site = getattr(node, "_site", None)
+        return module, (self.sites(site) if self.sites is not None and site else site)
 
     def _describe(self, node):
         """(forward op name, site, line of code, source text) of what made ``node``."""
@@ -416,6 +444,11 @@ class Recorder:
 
 
 _ENGINE_CALLS = {}
+
+
+def _kept_by_checkpoint(value):
+    hooks = getattr(value, "hooks", None)
+    return hooks is not None and recomputes(hooks[1])
 
 
 def _source_of(op):

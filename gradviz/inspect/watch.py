@@ -62,7 +62,7 @@ class Watch:
     """
 
     def __init__(self, names: Callable[[], dict], sites: Optional[Callable] = None, real: bool = False,
-                 replay: bool = False, nonfinite: Optional[str] = None):
+                 replay: bool = False, nonfinite: Optional[str] = None, memory: bool = False):
         if real:  # the user's code runs on the installed PyTorch
             from gradviz.inspect.real_torch import TorchRecorder as Recorder
         else:
@@ -75,6 +75,10 @@ class Watch:
             from .nonfinite import NonFiniteWatch, numpy_check
             check = self.recorder.torch_check if real else (lambda t, inf: numpy_check(t._data, inf))
             self.recorder.nonfinite = NonFiniteWatch(check, names, inf=nonfinite == "inf")
+        if memory:  # the saved-for-backward ledger of each backward call (run --memory)
+            from .memory import MemoryWatch
+            self.recorder.memory = MemoryWatch(self.recorder.memory_storages, self.recorder.memory_place,
+                                               self.recorder.memory_key)
         self.last_edges: list = []
         self._roots = weakref.WeakSet()
         self._seqs = set()

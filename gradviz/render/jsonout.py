@@ -231,3 +231,17 @@ def nonfinite_dict(info):
             "total": info.total, "first": list(info.first),
             "inputs": [{"name": name, "finite": finite} for name, finite in info.inputs],
             "step": info.step, "fix": info.fix}
+
+
+def memory_dict(ledgers):
+    """``run --memory``'s ledgers as docs/json.md's MEMORY: the last backward call's at the top."""
+    def one(ledger):
+        return {"call": ledger.call, "site": _site(ledger.site), "saved_bytes": ledger.saved_bytes,
+                "parameter_bytes": ledger.parameter_bytes, "activation_bytes": ledger.activation_bytes,
+                "storages": ledger.storages, "by_module": dict(ledger.by_module),
+                "by_line": [{"file": site[0], "line": site[1], "bytes": size} for site, size in ledger.by_line],
+                "by_node": [{"id": k, "name": name, "bytes": size} for k, name, size in ledger.by_node]}
+    calls = [one(ledger) for ledger in ledgers]
+    last = dict(calls[-1]) if calls else {"saved_bytes": 0, "by_module": {}}
+    last["calls"] = calls
+    return last
