@@ -93,3 +93,17 @@ def test_a_clean_run_says_so(tmp_path):
     assert finding(script, "gradviz", "--nan")["nonfinite"] is None
     r = invoke("run", script, "--nan")
     assert "--nan: no NaN in any op's result or any gradient of the run." in r.stdout
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_picture_outlines_where_it_started_and_its_way_to_the_root(engine, tmp_path):
+    if engine == "torch":
+        pytest.importorskip("torch")
+    out = tmp_path / "g.dot"
+    r = invoke("run", str(SAMPLES / "nan_sqrt.py"), "--engine", engine, "--nan", "--graph", out)
+    assert r.exit_code == 0, r.stderr
+    dot = out.read_text()
+    outlined = {line.split('label="')[1].split("\\n")[0] for line in dot.splitlines()
+                if "color=red3 fillcolor=mistyrose" in line and "legend" not in line}
+    assert outlined == {"SqrtBackward0", "MulBackward0", "SumBackward0"}  # the node, then on to the loss
+    assert "outlined in red: where the first NaN started" in dot

@@ -359,14 +359,14 @@ class GraphOutcome:
 
 
 def write_graph(snap, target: Target, options: GraphOptions, *, notes=(), title=None,
-                show_sites: bool = True, timeout: Optional[float] = None) -> GraphOutcome:
+                show_sites: bool = True, timeout: Optional[float] = None, highlight=()) -> GraphOutcome:
     """Write ``snap`` to ``target``, drawn as ``options`` say (their view and box budget).
     Failures come back as ``GraphOutcome.error`` (exit 2), with Graphviz's advice and the
     DOT written next to the file when Graphviz failed."""
     from gradviz.render import dot
 
     view, max_nodes = options.view, options.max_nodes
-    drawing = dict(notes=tuple(notes), title=title, show_sites=show_sites)
+    drawing = dict(notes=tuple(notes), title=title, show_sites=show_sites, highlight=tuple(highlight))
     if view == "forward" and not snap.has_forward:
         view = "backward"
     try:

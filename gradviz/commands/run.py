@@ -240,19 +240,19 @@ def _collect(opts: RunOptions, program, result, names, watch, cell_graphs, targe
              streams) -> RunReport:
     """After the run: the graph (written to --graph), the lint and the --html report."""
     report = graph_report(opts, watch, names, program) if watch is not None and (want_graph or html_path) else None
+    nonfinite = None
+    if opts.nonfinite is not None and watch is not None:
+        nonfinite = watch.recorder.nonfinite.found
+        if nonfinite is not None and program.notebook and nonfinite.site:  # a notebook's cell and line
+            nonfinite = dataclasses.replace(nonfinite, site=program.site(nonfinite.site))
     if report is not None and target is not None:
-        report.outcome = _write(report, target, opts)
+        report.outcome = _write(report, target, opts, _nonfinite_path(report.snapshot, nonfinite))
     lint = _lint(opts, streams) if opts.lint else None
     tensors = report.tensors if report is not None and report.tensors is not None else result.tensors
     if html_path is not None:
         report_page.write(html_path, report_page.run_page(opts, program, result, cell_graphs, report, lint))
         if not want_graph:
             report = None  # the report drew the graph; the terminal shows what it showed before
-    nonfinite = None
-    if opts.nonfinite is not None and watch is not None:
-        nonfinite = watch.recorder.nonfinite.found
-        if nonfinite is not None and program.notebook and nonfinite.site:  # a notebook's cell and line
-            nonfinite = dataclasses.replace(nonfinite, site=program.site(nonfinite.site))
     ledgers = tuple(watch.recorder.memory.ledgers) if opts.memory and watch is not None else ()
     return RunReport(result, report, lint, tensors, target, html_path, nonfinite, ledgers)
 
@@ -572,10 +572,34 @@ def _seeded_with_ones(roots) -> list:
     return notes
 
 
-def _write(rep: GraphReport, target, opts) -> common.GraphOutcome:
+def _write(rep: GraphReport, target, opts, highlight=()) -> common.GraphOutcome:
     if rep.snapshot is None:
         return common.GraphOutcome(error=CommandError(f"{rep.nothing} (name one with --root)", EXIT_USAGE))
-    return common.write_graph(rep.snapshot, target, opts.graph, notes=rep.picture_notes)
+    notes = list(rep.picture_notes) + (["outlined in red: where the first NaN started, and its way to the root"]
+                                       if highlight else [])
+    return common.write_graph(rep.snapshot, target, opts.graph, notes=notes, highlight=highlight)
+
+
+def _nonfinite_path(snap, found):
+    """The ids of the node where --nan's finding started and of the nodes between it and
+    the root (what its NaN flowed through), when that node is in ``snap``."""
+    if snap is None or found is None or found.node_seq < 0:
+        return ()
+    start = next((n.id for n in snap.nodes if n.sequence_nr == found.node_seq and not n.is_accumulate), None)
+    if start is None:
+        return ()
+    users = {}
+    for n in snap.nodes:
+        for e in n.edges:
+            if e.target is not None:
+                users.setdefault(e.target, []).append(n.id)
+    path, todo = set(), [start]
+    while todo:
+        k = todo.pop()
+        if k not in path:
+            path.add(k)
+            todo.extend(users.get(k, ()))
+    return tuple(sorted(path, key=lambda i: int(i[1:])))
 
 
 def _site_text(site, program) -> str:

@@ -236,6 +236,7 @@ class NonFiniteInfo:
     inputs: Tuple[Tuple[str, bool], ...]  # (name, all finite) of what a forward op read
     step: int  # backward calls begun before it: the step of a training loop
     fix: str  # the standard fix for the pattern
+    node_seq: int = -1  # the sequence number of its node (a forward op's grad_fn), to find it in a graph
 
 
 @_record

@@ -48,15 +48,16 @@ class NonFiniteWatch:
         self._handles = []
 
     # -- forward ---------------------------------------------------------------------
-    def forward(self, name, site, code, text, inputs, outputs):
+    def forward(self, name, site, code, text, inputs, outputs, node=None):
         """An op ran: ``name`` ('sqrt'), its ``site`` and line of ``code``, the ``text``
-        its result is known by (source text, else None), its input and output tensors."""
+        its result is known by (source text, else None), its input and output tensors,
+        and the node it made, if any."""
         if self.found is not None:
             return
         for t in outputs:
             bad = self.check(t, self.inf)
             if bad is not None and bad[0]:
-                self._record("forward", name, name, site, code, text, t, bad, inputs)
+                self._record("forward", name, name, site, code, text, t, bad, inputs, node)
                 return
 
     # -- backward --------------------------------------------------------------------
@@ -84,7 +85,7 @@ class NonFiniteWatch:
                 if bad is not None and bad[0]:
                     forward, site, code, text = describe(node)
                     self._record("backward", type(node).__name__, forward, site, code,
-                                 f"the gradient of {text}" if text else None, g, bad, ())
+                                 f"the gradient of {text}" if text else None, g, bad, (), node)
                     return
         return hook
 
@@ -97,7 +98,7 @@ class NonFiniteWatch:
         self._handles = []
 
     # -- the finding -----------------------------------------------------------------
-    def _record(self, phase, where, forward, site, code, text, t, bad, inputs):
+    def _record(self, phase, where, forward, site, code, text, t, bad, inputs, node=None):
         count, total, first, kind = bad
         names = self.names() if (text is None or inputs) else {}
         operands = operand_texts(text) if text and inputs else None  # x.exp() - y.exp(): its two sides
@@ -111,7 +112,14 @@ class NonFiniteWatch:
             tensor=text or names.get(id(t)) or f"the result of {forward}", shape=tuple(getattr(t, "shape", ())),
             count=count, total=total, first=tuple(first), inputs=tuple(shown), step=self.backward_calls,
             fix=_INF_FIRST if kind == "nan" and not self.inf and any(not ok for _, ok in shown)
-            else fix_for(forward, where, code or ""))
+            else fix_for(forward, where, code or ""), node_seq=_sequence_nr(node))
+
+
+def _sequence_nr(node) -> int:
+    try:
+        return int(node._sequence_nr()) if node is not None else -1
+    except Exception:  # noqa: BLE001 - a node without one
+        return -1
 
 
 def fix_for(forward, node_name, code):

@@ -214,7 +214,7 @@ class TorchRecorder:
         outs = [t for t in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(t, Tensor)]
         made = [t for t in outs if _grad_fn(t) is not None]
         if self.nonfinite is not None and self.nonfinite.found is None and outs:
-            self._check_nonfinite(func, args, kwargs, outs, name)
+            self._check_nonfinite(func, args, kwargs, outs, name, _grad_fn(made[0]) if made else None)
         if not made:
             return
         node = _grad_fn(made[0])
@@ -381,12 +381,13 @@ class TorchRecorder:
                 self._error("on_backward", e)
             self._notify("end", edges, info)
 
-    def _check_nonfinite(self, func, args, kwargs, outs, name):
+    def _check_nonfinite(self, func, args, kwargs, outs, name, node):
         where, span = self._site_and_span()
         code, text = source_of(where, span)
         Tensor = self.torch.Tensor
         self.nonfinite.forward(name or op_name_of_call(func, False), where, code, text,
-                               [x for x in flat_inputs(func, args, kwargs, Tensor) if isinstance(x, Tensor)], outs)
+                               [x for x in flat_inputs(func, args, kwargs, Tensor) if isinstance(x, Tensor)], outs,
+                               node)
 
     def _describe(self, node):
         """(forward op name, site, line of code, source text) of the call that made ``node``."""

@@ -188,7 +188,7 @@ class Recorder:
         if self.nonfinite is not None and self.nonfinite.found is None and not self._in_backward:
             code, text = _source_of(op)
             self.nonfinite.forward(op.call_name or name, op.site, code, text,
-                                   [x for x in inputs if _is_tensor(x)], [t for t in outputs if _is_tensor(t)])
+                                   [x for x in inputs if _is_tensor(x)], [t for t in outputs if _is_tensor(t)], node)
 
     def _reads_plain_tensor(self, op):
         """Whether ``op`` read a tensor that needs no grad (indices, a mask, data): ops
