@@ -335,3 +335,24 @@ def test_a_notebook_that_runs_no_script_shows_the_picture_alone(browser, tmp_pat
         assert page.get_by_role("searchbox").count() == controls
         assert page.get_by_role("button", name="fit").count() == controls
         context.close()
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_the_first_nan_is_selected_and_missing_gradients_are_marked(browser, tmp_path):
+    from _cli_helpers import SAMPLES
+
+    path = tmp_path / "nan.html"
+    assert invoke("run", str(SAMPLES / "nan_sqrt.py"), "--nan", "--html", path).exit_code == 0
+    problems = []
+    page, _ = open_page(browser, path, problems)
+    text = page.locator("figure.gv-explorer").last.locator(".gv-details").inner_text()
+    assert text.startswith("SqrtBackward0") and "the first nan of the run started here." in text.lower()
+    assert "_saved_result = torch.sqrt(x)" in text
+    page, _ = open_page(browser, report(tmp_path, str(SAMPLES / "why_no_grad.py"), name="why.html"), problems)
+    fig = page.locator("figure.gv-explorer").last
+    assert fig.locator("g.node.gv-noreason").count() == 2  # the dead layer's weight and bias: zero
+    fig.get_by_role("searchbox").fill("dead.weight")
+    fig.get_by_role("searchbox").press("Enter")
+    assert "why no gradient: zero: the gradient reached it and is all zero" in fig.locator(".gv-details").inner_text()
+    assert problems == []

@@ -70,6 +70,8 @@ class _Pictures:
         self.view, self.max_nodes = options.view, options.max_nodes
         self.depth = getattr(options, "depth", None)
         self.tty = total > 1 and _isatty(sys.stderr)
+        self.reasons = {}  # leaf name -> why it has no gradient (grad_reasons), marked in the explorer
+        self.focus = -1  # the sequence number of a node to select as the explorer opens (--nan's)
 
     def figure(self, snap, caption, notes=(), **options):
         from gradviz.render import dot, explorer, html
@@ -87,7 +89,8 @@ class _Pictures:
             return html.Figure(caption, problem=str(e))
         layers = self._layers(snap, view, notes, graph, options)
         return html.Figure(caption, svg=svg, notes=list(graph.notes), layers=[(d, s) for d, _, s in layers],
-                           explore=explorer.data(snap, graph, caption, layers=[(d, g) for d, g, _ in layers]))
+                           explore=explorer.data(snap, graph, caption, layers=[(d, g) for d, g, _ in layers],
+                                                 reasons=self.reasons, focus=self.focus))
 
     def _layers(self, snap, view, notes, graph, options):
         """[(depth, Graph, svg)]: the same picture with modules open to every other depth,
@@ -144,13 +147,15 @@ def _stamp(command: str) -> str:
 # --------------------------------------------------------------------------- gradviz run
 
 
-def run_page(opts, program, result, cell_graphs, rep, lint) -> str:
-    """The report of ``gradviz run``."""
+def run_page(opts, program, result, cell_graphs, rep, lint, nonfinite=None) -> str:
+    """The report of ``gradviz run``. ``nonfinite``: ``--nan``'s finding, selected in its graph."""
     from gradviz.render import html
 
     total = len(program.cells)
     extra = rep is not None and rep.snapshot is not None and not _already_drawn(rep, cell_graphs)
     pictures = _Pictures(len(cell_graphs.by_cell) + (1 if extra else 0), opts.graph)
+    pictures.reasons = {t.name: t.grad_reason for t in result.tensors if getattr(t, "grad_reason", None)}
+    pictures.focus = nonfinite.node_seq if nonfinite is not None else -1
     sections = []
     previous = ()
     try:

@@ -250,7 +250,7 @@ def _collect(opts: RunOptions, program, result, names, watch, cell_graphs, targe
     lint = _lint(opts, streams) if opts.lint else None
     tensors = report.tensors if report is not None and report.tensors is not None else result.tensors
     if html_path is not None:
-        report_page.write(html_path, report_page.run_page(opts, program, result, cell_graphs, report, lint))
+        report_page.write(html_path, report_page.run_page(opts, program, result, cell_graphs, report, lint, nonfinite))
         if not want_graph:
             report = None  # the report drew the graph; the terminal shows what it showed before
     ledgers = tuple(watch.recorder.memory.ledgers) if opts.memory and watch is not None else ()

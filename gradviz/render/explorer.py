@@ -13,7 +13,7 @@ block, and the script writes it with ``textContent`` only: it stays text.
 
 Schema (lists, for size: a 100,000-node graph; every text is a number into ``strings``):
   node: [name, output names, module, "file:line", code line, drawn, leaf, saved, next, formulas]
-    leaf: [name, shape, dtype, grad shape or null] or null
+    leaf: [name, shape, dtype, grad shape or null, why it has no gradient or null] or null
     saved: [[attribute, tensor name, kind, shape, dtype, bytes, state]]  (state: "kept",
            "freed by backward at x.py:9", "recomputed in backward", ...)
     next: [[target node index or -1, input_nr]]
@@ -33,7 +33,7 @@ from .jsonout import tensor_bytes
 MAX_CODE = 160  # characters of a line of code kept per node
 
 
-def data(snap, graph=None, title="", layers=()) -> dict:
+def data(snap, graph=None, title="", layers=(), reasons=None, focus=-1) -> dict:
     """The explorer's data for ``snap``, drawn as ``graph`` (a dot.Graph: which box stands
     for each node), as a dict of plain lists. Texts that repeat (names, lines, modules,
     states) are numbers into ``strings``: a loop's 100,000 nodes share a few."""
@@ -41,8 +41,9 @@ def data(snap, graph=None, title="", layers=()) -> dict:
     table = _Strings()
     code = _CodeLines()
     index = {n.id: k for k, n in enumerate(snap.nodes)}
-    nodes = [_node(n, index, drawn, code, table) for n in snap.nodes]
     values = {v.id: v.name for v in snap.values}
+    labels = {v.id: v.name for v in snap.values if v.name not in ("tensor", "leaf", "?")}  # saved slots' names
+    nodes = [_node(n, index, drawn, code, table, reasons or {}, labels) for n in snap.nodes]
     S = table
     ops = [[S(op.name), S(op.module), S(_where(op.site)), S(code(op.site)), S(drawn(op.id)),
             [S(values.get(v, v)) for v in op.inputs], [S(values.get(v, v)) for v in op.outputs],
@@ -58,7 +59,9 @@ def data(snap, graph=None, title="", layers=()) -> dict:
             "depth": levels[0] if levels and depths else None, "levels": levels[1] if levels and depths else None,
             "depths": depths,
             "ran": snap.replay_ran or len(steps),
-            "call": _call_text(call), "lanes": lanes}
+            "call": _call_text(call), "lanes": lanes,
+            "focus": next((k for k, n in enumerate(snap.nodes) if focus >= 0 and n.sequence_nr == focus
+                           and not n.is_accumulate), -1)}
 
 
 def _steps(replay, index, S):
@@ -88,11 +91,12 @@ class _Strings:
         return k
 
 
-def _node(n, index, drawn, code, S):
+def _node(n, index, drawn, code, S, reasons, labels):
     leaf = n.leaf
     leaf_info = None if leaf is None else [S(leaf.name), list(leaf.shape), S(leaf.dtype),
-                                           None if leaf.grad is None else list(leaf.grad.shape)]
-    saved = [[S(x.attr), S(x.tensor_name), S(x.kind), None if x.shape is None else list(x.shape), S(x.dtype),
+                                           None if leaf.grad is None else list(leaf.grad.shape),
+                                           S(reasons.get(leaf.name))]
+    saved = [[S(x.attr), S(x.tensor_name or labels.get(x.value)), S(x.kind), None if x.shape is None else list(x.shape), S(x.dtype),
               tensor_bytes(x.shape, x.dtype) if x.kind in ("tensor", "freed") else None, S(_state(x, n))]
              for x in n.saved if x.is_tensor]
     nxt = [[-1 if e.target is None else index[e.target], e.output_nr] for e in n.edges]
@@ -223,6 +227,7 @@ g.node.gv-done :is(polygon,ellipse){fill:#dafbe1}
 g.node.gv-run :is(polygon,ellipse,path){fill:#fff8c5;stroke:#bf8700;stroke-width:4px}
 g.edge.gv-flow path{stroke:#bf8700;stroke-width:3px}
 svg.gv-focus g.node:not(.gv-near){opacity:.15}
+g.node.gv-noreason :is(polygon,ellipse,path){stroke:#bf3989;stroke-width:3px;stroke-dasharray:6 3}
 svg.gv-focus g.edge{opacity:.25}
 text.gv-edgeval{font:11px ui-monospace,monospace;fill:#9a6700;paint-order:stroke;stroke:#fff;stroke-width:3px}
 @media (max-width:900px){.gv-body{grid-template-columns:1fr}}
@@ -249,7 +254,7 @@ function expand(d){  // numbers into d.strings back to texts; small gradients' s
       return [x[0],s(x[1]),Math.sqrt(n),v.length?lo:NaN,v.length?hi:NaN,v.length?m/v.length:NaN,v];}
     return [x[0],s(x[1]),x[2],x[3],x[4],x[5],null];}
   d.nodes=d.nodes.map(function(n){return [s(n[0]),n[1].map(s),s(n[2]),s(n[3]),s(n[4]),s(n[5]),
-    n[6]?[s(n[6][0]),n[6][1],s(n[6][2]),n[6][3]]:null,
+    n[6]?[s(n[6][0]),n[6][1],s(n[6][2]),n[6][3],s(n[6][4])]:null,
     n[7].map(function(x){return [s(x[0]),s(x[1]),s(x[2]),x[3],s(x[4]),x[5],s(x[6])];}),n[8],
     n[9].map(function(f){return [s(f[0]),s(f[1])];})];});
   d.ops=d.ops.map(function(o){return [s(o[0]),s(o[1]),s(o[2]),s(o[3]),s(o[4]),o[5].map(s),o[6].map(s),o[7]];});
@@ -263,6 +268,7 @@ function Explorer(fig, d){
   this.panel=fig.querySelector('.gv-details'); this.k=0; this.timer=null; this.marks={}; this.sel=null;
   this.bind();
   this.users=d.nodes.map(function(){return [];});
+  this.markReasons();
   d.nodes.forEach(function(n,k){n[8].forEach(function(e){if(e[0]>=0) self.users[e[0]].push(k);});});
   // A click on a box selects what it stands for. The viewport captures the pointer to pan,
   // so the box is taken as the pointer goes down, and selected if it comes up unmoved.
@@ -290,6 +296,9 @@ function Explorer(fig, d){
     self.setDepth(d.depth+(b.getAttribute('data-act')==='open'?1:-1));});});
   this.stepno=fig.querySelector('.gv-stepno');
 }
+Explorer.prototype.markReasons=function(){  // leaves with no gradient, or a zero one (grad_reason)
+  var self=this; this.clear('gv-noreason');
+  this.d.nodes.forEach(function(n,k){if(n[6]&&n[6][4]){var b=self.box(['n',k]); if(b) self.mark(b,'gv-noreason');}});};
 Explorer.prototype.bind=function(){  // the picture in the viewport: its boxes and edges by DOT name
   var self=this, d=this.d; this.svg=this.vp.querySelector('svg'); this.boxes={}; this.edges={}; this.marks={};
   this.svg.querySelectorAll('g.node').forEach(function(g){var t=g.querySelector('title');
@@ -310,6 +319,7 @@ Explorer.prototype.setDepth=function(depth){  // another layout of the same grap
   var m=d.depths[String(depth)]; d.nodes.forEach(function(n,k){n[5]=m[0][k];}); d.ops.forEach(function(o,k){o[4]=m[1][k];});
   d.depth=depth; this.bind(); if(fig.gvReset) fig.gvReset();
   var status=fig.querySelector('.gv-depthno'); if(status) status.textContent='modules open to depth '+depth+' of '+d.levels;
+  this.markReasons();
   if(this.k){var k=this.k; this.k=0; this.step(k);}
   if(this.sel) this.select(this.sel,true);
   return true;};
@@ -365,7 +375,8 @@ Explorer.prototype.showNode=function(k){var self=this, n=this.d.nodes[k];
   f.type='button'; f.addEventListener('click',function(){self.focus(focused?null:k); self.showNode(k);}); p.appendChild(f);
   this.line(p,'module',n[2]); this.line(p,'line',n[3]); if(n[4]) p.appendChild(el('pre',n[4]));
   if(n[6]){var L=n[6]; this.line(p,'leaf',(L[0]||'a tensor')+' '+shape(L[1])+' '+L[2]);
-    this.line(p,'.grad',L[3]?shape(L[3]):'None'); this.line(p,'is_leaf','True'); this.line(p,'requires_grad','True');}
+    this.line(p,'.grad',L[3]?shape(L[3]):'None'); this.line(p,'is_leaf','True'); this.line(p,'requires_grad','True');
+    if(L[4]) this.line(p,'why no gradient',L[4]);}
   if(n[7].length){p.appendChild(el('div','saved for backward','gv-sec'));
     n[7].forEach(function(s){var r=el('div','','gv-slot'); r.appendChild(el('code',s[0]+(s[1]?' = '+s[1]:'')));
       r.appendChild(el('div',[(s[3]?shape(s[3]):'shape unknown')+(s[4]?' '+s[4]:''),
@@ -434,8 +445,11 @@ Explorer.prototype.play=function(b){var self=this;
   if(this.k>=this.d.steps.length) this.k=0;
   b.textContent='Pause'; b.setAttribute('aria-pressed','true');
   this.timer=setInterval(function(){self.step(1); if(self.k>=self.d.steps.length) self.play(b);},700);};
+Explorer.prototype.start=function(){  // --nan's finding: selected as the page opens
+  if(this.d.focus>=0){this.select(['n',this.d.focus],true);
+    var p=this.panel, e=el('div','The first NaN of the run started here.','gv-sec'); p.insertBefore(e,p.children[1]||null);}};
 document.querySelectorAll('.gv-figure').forEach(function(fig){var script=fig.querySelector('script.gv-data');
-  if(!script||fig.gvExplorer) return; try{fig.gvExplorer=new Explorer(fig, JSON.parse(script.textContent));}
+  if(!script||fig.gvExplorer) return; try{fig.gvExplorer=new Explorer(fig, JSON.parse(script.textContent)); fig.gvExplorer.start();}
   catch(e){var p=fig.querySelector('.gv-details'); if(p) p.textContent='The explorer could not start: '+e;}});
 })();
 """
