@@ -356,3 +356,22 @@ def test_the_first_nan_is_selected_and_missing_gradients_are_marked(browser, tmp
     fig.get_by_role("searchbox").press("Enter")
     assert "why no gradient: zero: the gradient reached it and is all zero" in fig.locator(".gv-details").inner_text()
     assert problems == []
+
+
+@needs_chromium
+@pytest.mark.slow
+def test_boxes_can_be_coloured_by_the_bytes_their_nodes_saved(browser, tmp_path):
+    problems = []
+    page, _ = open_page(browser, report(tmp_path, SEED), problems)
+    fig = page.locator("figure.gv-explorer").last
+    button = fig.get_by_role("button", name="Colour by saved bytes")
+    button.click()
+    assert button.get_attribute("aria-pressed") == "true"
+    heated = fig.locator("g.node title[data-bytes]")
+    assert heated.count() == 4  # the four MulBackward0 nodes saved tensors (Add, Rsub, Sum save none)
+    assert {heated.nth(k).get_attribute("data-bytes") for k in range(heated.count())} == {"72"}  # two (3, 3)s
+    fills = fig.locator("g.node polygon[fill^='hsl']")
+    assert fills.count() == 4
+    button.click()
+    assert fig.locator("g.node polygon[fill^='hsl']").count() == 0  # and back
+    assert problems == []

@@ -177,7 +177,8 @@ def block(number: int, payload: dict) -> str:
     text = json.dumps(payload, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
     return (f'<div class="gv-explore" hidden><label class="gv-search"><span>Find</span>'
             f'<input type="search" placeholder="name, module, op or line" aria-label="Search the graph">'
-            f'</label><span class="gv-matches" role="status" aria-live="polite"></span>{replay}</div>'
+            f'</label><span class="gv-matches" role="status" aria-live="polite"></span>'
+            f'<button type="button" class="gv-heat" aria-pressed="false">Colour by saved bytes</button>{replay}</div>'
             f'<script type="application/json" class="gv-data" id="gv-data-{number}">{text}</script>')
 
 
@@ -198,6 +199,9 @@ CSS = """
   min-width:260px}
 .gv-matches,.gv-stepno{color:var(--muted);font-size:13px}
 .gv-replay,.gv-modules{display:flex;gap:6px;align-items:center}
+.gv-heat{font:13px -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;padding:3px 10px;border:1px solid var(--line);
+  border-radius:5px;background:var(--bg);cursor:pointer}
+.gv-heat[aria-pressed=true]{background:#ffebe9;border-color:#cf222e}
 .gv-modules button{font:13px -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;padding:3px 10px;
   border:1px solid var(--line);border-radius:5px;background:var(--bg);cursor:pointer}
 .gv-depthno{color:var(--muted);font-size:13px}
@@ -292,6 +296,9 @@ function Explorer(fig, d){
   if(lane) lane.addEventListener('change',function(){var k=+lane.value, l=k<d.lanes.length?d.lanes[k]:last;
     if(self.timer) self.play(fig.querySelector('.gv-replay button[data-act=play]'));
     d.call=l[0]; d.steps=l[1]; self.stepOf=null; self.k=1; self.step(-1);});
+  var heat=fig.querySelector('button.gv-heat');
+  if(heat) heat.addEventListener('click',function(){var on=heat.getAttribute('aria-pressed')!=='true';
+    heat.setAttribute('aria-pressed',on?'true':'false'); self.heat(on);});
   fig.querySelectorAll('.gv-modules button').forEach(function(b){b.addEventListener('click',function(){
     self.setDepth(d.depth+(b.getAttribute('data-act')==='open'?1:-1));});});
   this.stepno=fig.querySelector('.gv-stepno');
@@ -299,6 +306,18 @@ function Explorer(fig, d){
 Explorer.prototype.markReasons=function(){  // leaves with no gradient, or a zero one (grad_reason)
   var self=this; this.clear('gv-noreason');
   this.d.nodes.forEach(function(n,k){if(n[6]&&n[6][4]){var b=self.box(['n',k]); if(b) self.mark(b,'gv-noreason');}});};
+Explorer.prototype.heat=function(on){  // each box filled by the bytes its nodes saved (log scale)
+  var self=this, sums={}, top=0; this.heatOn=on;
+  this.svg.querySelectorAll('g.node').forEach(function(g){var s=g.querySelector('polygon,ellipse,path');
+    if(s&&s.dataset.gvFill!==undefined){s.setAttribute('fill',s.dataset.gvFill); delete s.dataset.gvFill;}});
+  if(!on) return;
+  this.d.nodes.forEach(function(n){var b=n[5]; if(!b) return;
+    var bytes=n[7].reduce(function(a,x){return a+(x[5]||0);},0); if(bytes) sums[b]=(sums[b]||0)+bytes;});
+  Object.keys(sums).forEach(function(b){top=Math.max(top,sums[b]);});
+  Object.keys(sums).forEach(function(b){var g=self.boxes[b], s=g&&g.querySelector('polygon,ellipse,path'); if(!s) return;
+    var t=Math.log(1+sums[b])/Math.log(1+top), light=Math.round(97-45*t);
+    s.dataset.gvFill=s.getAttribute('fill')||''; s.setAttribute('fill','hsl(8,85%,'+light+'%)');
+    var title=g.querySelector('title'); if(title) title.setAttribute('data-bytes',sums[b]);});};
 Explorer.prototype.bind=function(){  // the picture in the viewport: its boxes and edges by DOT name
   var self=this, d=this.d; this.svg=this.vp.querySelector('svg'); this.boxes={}; this.edges={}; this.marks={};
   this.svg.querySelectorAll('g.node').forEach(function(g){var t=g.querySelector('title');
@@ -319,7 +338,7 @@ Explorer.prototype.setDepth=function(depth){  // another layout of the same grap
   var m=d.depths[String(depth)]; d.nodes.forEach(function(n,k){n[5]=m[0][k];}); d.ops.forEach(function(o,k){o[4]=m[1][k];});
   d.depth=depth; this.bind(); if(fig.gvReset) fig.gvReset();
   var status=fig.querySelector('.gv-depthno'); if(status) status.textContent='modules open to depth '+depth+' of '+d.levels;
-  this.markReasons();
+  this.markReasons(); if(this.heatOn) this.heat(true);
   if(this.k){var k=this.k; this.k=0; this.step(k);}
   if(this.sel) this.select(this.sel,true);
   return true;};
