@@ -28,6 +28,7 @@ class Reach:
         self.engine, self.real = engine, real
         self.reached, self.by_grad = set(), set()
         self.cuts = {}  # id(leaf) -> (how its path was cut, (file, line)): detach, .data, .item ...
+        self._cut_at = set()  # (how, site) already walked
         self._undo = []
 
     def __enter__(self):
@@ -46,7 +47,11 @@ class Reach:
         return False
 
     def cut(self, t, how, site):
-        """``t``, which needs grad, left the graph by ``how`` at ``site``: its leaves' paths end there."""
+        """``t``, which needs grad, left the graph by ``how`` at ``site``: its leaves' paths end there.
+        Once per place: a training loop's ``loss.item()`` walks its graph the first time only."""
+        if (how, site) in self._cut_at:
+            return
+        self._cut_at.add((how, site))
         fn = t.grad_fn
         for leaf in ({id(t)} if fn is None else leaves_of([fn])):
             self.cuts.setdefault(leaf, (how, site))
