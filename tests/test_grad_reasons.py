@@ -80,6 +80,11 @@ def test_gradients_reset_and_autograd_grad_are_told_apart(tmp_path):
     assert why["a"].startswith("reset: ") and why["b"].startswith("autograd.grad: ") and why["g"] is None
 
 
+def test_a_run_without_backward_asks_for_no_gradient(tmp_path):
+    r = invoke("run", write(tmp_path, "import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n"))
+    assert "Why no gradient" not in r.stdout
+
+
 def test_a_clean_run_has_no_reasons(tmp_path):
     r = invoke("run", write(tmp_path, "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"))
     assert "Why no gradient" not in r.stdout

@@ -27,6 +27,7 @@ class Reach:
     def __init__(self, engine, real):
         self.engine, self.real = engine, real
         self.reached, self.by_grad = set(), set()
+        self.calls = 0  # backward and autograd.grad calls seen
         self.cuts = {}  # id(leaf) -> (how its path was cut, (file, line)): detach, .data, .item ...
         self._cut_at = set()  # (how, site) already walked
         self._undo = []
@@ -65,6 +66,7 @@ class Reach:
             self.add([n for n, _ in roots], getattr(call, "kind", "backward") == "autograd.grad")
 
     def add(self, nodes, by_grad=False):
+        self.calls += 1
         (self.by_grad if by_grad else self.reached).update(leaves_of(nodes))
 
 
@@ -163,7 +165,10 @@ def _patch_cuts(Tensor, reach):
 
 def reasons(named, reach) -> dict:
     """{name: reason} for the named tensors that need one (see the module's docstring).
-    ``named``: (name, tensor) pairs, the first name of a tensor first."""
+    ``named``: (name, tensor) pairs, the first name of a tensor first. A run that made no
+    backward call asked for no gradient: nothing is missing."""
+    if not reach.calls:
+        return {}
     kept = {}  # id(leaf) -> (the graph's end: its name and line)
     for name, t in named:
         fn = t.grad_fn
