@@ -5,39 +5,12 @@ import textwrap
 
 import pytest
 
-from _cli_helpers import invoke, write
+from _cli_helpers import SAMPLES, invoke, write
 
-MODEL = """\
-import torch
-import torch.nn as nn
-
-torch.manual_seed(0)
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.body = nn.Linear(4, 4)
-        self.head = nn.Linear(4, 2)      # never used
-        self.side = nn.Linear(4, 4)      # its output is detached
-        self.frozen = nn.Linear(4, 4)
-        self.frozen.requires_grad_(False)
-        self.dead = nn.Linear(4, 4)
-
-    def forward(self, x):
-        h = self.frozen(self.body(x))
-        s = self.side(x).detach()
-        d = torch.relu(self.dead(x) - 100.0)   # never fires
-        return (h + s + d).sum()
-
-
-net = Net()
-x = torch.randn(3, 4)
-w = torch.ones(4, requires_grad=True)
-hidden = net.body(x).tanh()
-loss = net(x) + hidden.sum() + (w.data * 2).sum()
-loss.backward()
-"""
+# An unused head, a detached branch, a frozen layer and a ReLU that never fires; and w, read
+# through .data at the loss's line.
+MODEL = (SAMPLES / "why_no_grad.py").read_text().replace(
+    "loss = net(x) + hidden.sum()", "w = torch.ones(4, requires_grad=True)\nloss = net(x) + hidden.sum() + (w.data * 2).sum()")
 
 
 @pytest.mark.parametrize("engine", ["gradviz", "torch"])
@@ -49,8 +22,8 @@ def test_an_unused_head_a_detached_branch_a_frozen_layer_and_a_dead_relu(engine,
     assert r.exit_code == 0, r.stderr
     why = {t["name"]: t["grad_reason"] for t in json.loads(r.stdout)["cells"][-1]["tensors"]}
     assert why["net.head.weight"].startswith("unused: ")
-    assert why["net.side.weight"] == "detached: its path to the loss was cut by .detach() at line 19 of script.py"
-    assert why["w"] == "detached: its path to the loss was cut by .data at line 28 of script.py"
+    assert why["net.side.weight"] == "detached: its path to the loss was cut by .detach() at line 21 of script.py"
+    assert why["w"] == "detached: its path to the loss was cut by .data at line 30 of script.py"
     assert why["net.frozen.bias"].startswith("frozen: requires_grad=False")
     assert why["net.dead.weight"].startswith("zero: the gradient reached it and is all zero")
     assert why["hidden"].startswith("not-leaf: ") and "retain_grad()" in why["hidden"]
@@ -62,7 +35,7 @@ def test_the_table_says_why_in_a_line_per_reason(tmp_path):
     assert r.exit_code == 0, r.stderr
     lines = r.stdout[r.stdout.index("Why no gradient:"):].splitlines()
     assert lines[1] == "  net.head.weight, net.head.bias  unused: on no path to the root of any backward call"
-    assert "  net.side.weight, net.side.bias  detached: its path to the loss was cut by .detach() at line 19 of " \
+    assert "  net.side.weight, net.side.bias  detached: its path to the loss was cut by .detach() at line 21 of " \
            "script.py" in lines
     assert any(line.startswith("  hidden, loss  not-leaf: ") for line in lines)
 

@@ -12,7 +12,7 @@ the inputs it read and the standard fix for the pattern; the script runs on, unt
 """
 from .calls import op_name, operand_texts
 from .model import NonFiniteInfo
-from .walk import walk
+from .walk import hook_nodes, unhook, walk
 
 _FIXES = (  # (ops, fix), first match wins; ops: forward names and node names
     (("sqrt", "rsqrt"), "sqrt's gradient is infinite at 0 (and sqrt is NaN below it): keep its input away from 0, "
@@ -68,11 +68,7 @@ class NonFiniteWatch:
         if self.found is not None:
             return
         order, _ = walk([n for n in root_nodes if n is not None], next_nodes)
-        for node in order:
-            try:
-                self._handles.append(node.register_hook(self._hook(node, describe)))
-            except (RuntimeError, AttributeError, TypeError):  # a node that takes no hooks
-                continue
+        self._handles = hook_nodes(order, lambda _, node: self._hook(node, describe))
 
     def _hook(self, node, describe):
         def hook(grad_inputs, grad_outputs):
@@ -90,11 +86,7 @@ class NonFiniteWatch:
         return hook
 
     def stop(self):
-        for handle in self._handles:
-            try:
-                handle.remove()
-            except Exception:  # noqa: BLE001 - a node already gone
-                pass
+        unhook(self._handles)
         self._handles = []
 
     # -- the finding -----------------------------------------------------------------

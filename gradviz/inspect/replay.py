@@ -13,7 +13,7 @@ import math
 import dataclasses
 
 from .model import ReplayLane, ReplayStep, TensorStats
-from .walk import walk
+from .walk import hook_nodes, unhook, walk
 
 MAX_VALUES = 16  # a gradient with at most this many elements keeps its values
 MAX_STEPS = 200_000  # a longer backward keeps its first steps (the page says how many ran)
@@ -37,12 +37,8 @@ class ReplayRecorder:
     def start(self, root_nodes):
         order, _ = walk([n for n in root_nodes if n is not None], self.next_nodes)
         self.keys = [self.identity(n) for n in order]
-        for k, node in enumerate(order):
-            leaf = getattr(node, "variable", None)  # AccumulateGrad: its leaf's .grad, before and after
-            try:
-                self._handles.append(node.register_hook(self._hook(f"n{k}", leaf)))
-            except (RuntimeError, AttributeError, TypeError):  # a node that takes no hooks
-                continue
+        # AccumulateGrad: its leaf's .grad, before and after
+        self._handles = hook_nodes(order, lambda k, node: self._hook(f"n{k}", getattr(node, "variable", None)))
 
     def _hook(self, node_id, leaf):
         steps, stats = self.steps, self.stats
@@ -57,11 +53,7 @@ class ReplayRecorder:
         return hook
 
     def stop(self):
-        for handle in self._handles:
-            try:
-                handle.remove()
-            except Exception:  # noqa: BLE001 - a node already gone
-                pass
+        unhook(self._handles)
         self._handles = []
         return tuple(self.steps)
 

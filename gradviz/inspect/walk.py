@@ -4,7 +4,8 @@ Depth-first preorder from the roots with an explicit stack (never recursion: a
 100,000-node chain is fine). The node ids it gives, ``n0, n1, ...`` in visiting order,
 are the ids every snapshot uses, so anything that must name a snapshot's nodes walks
 here too. Imports nothing of gradviz: the engine's nodes and PyTorch's are told apart
-by the caller, which passes how to read a node's next nodes.
+by the caller, which passes how to read a node's next nodes. ``hook_nodes`` and
+``unhook`` put post hooks on a walk's nodes, and take them off (the replay and --nan).
 """
 
 
@@ -28,3 +29,23 @@ def walk(roots, next_nodes):
             if nxt is not None and id(nxt) not in index:
                 stack.append(nxt)
     return order, index
+
+
+def hook_nodes(nodes, make_hook) -> list:
+    """A post hook on each of ``nodes`` (``node.register_hook``, either engine):
+    ``make_hook(k, node)`` makes the k-th one. Returns the handles, for ``unhook``."""
+    handles = []
+    for k, node in enumerate(nodes):
+        try:
+            handles.append(node.register_hook(make_hook(k, node)))
+        except (RuntimeError, AttributeError, TypeError):  # a node that takes no hooks
+            continue
+    return handles
+
+
+def unhook(handles) -> None:
+    for handle in handles:
+        try:
+            handle.remove()
+        except Exception:  # noqa: BLE001 - a node already gone
+            pass
