@@ -82,6 +82,15 @@ def parse(text):
     return loose, _operands(text, tree)
 
 
+def source_of(site, span):
+    """(the line of code at ``site``, the source text of the call at ``span`` in it or None);
+    ``span`` as recorders keep it, the caller's (code, instruction offset)."""
+    if not site:
+        return "", None
+    where = span_at(*span) if span is not None else None
+    return linecache.getline(site[0], site[1]).strip(), source_text(site[0], where) if where else None
+
+
 def operand_texts(text):
     """The source texts of an expression's tensor operands, in the order an op takes
     them: ``a @ b`` -> [a, b], ``f(a, b)`` -> [a, b], ``a.f(b)`` -> [a, b], ``a[i]`` -> [a].

@@ -18,6 +18,17 @@ def real_torch_module():
     return mod if mod is not None and not is_gradviz_alias(mod) else None
 
 
+def grad_of(t):
+    """A tensor's ``.grad``, on either engine, read without the warning PyTorch gives for a
+    non-leaf's (gradviz's engine keeps it in ``_grad``)."""
+    if hasattr(t, "_grad_fn"):
+        return getattr(t, "_grad", None)
+    try:
+        return t.grad
+    except Exception:  # noqa: BLE001 - nothing to show
+        return None
+
+
 # --------------------------------------------------------------------------- gradviz's engine
 
 

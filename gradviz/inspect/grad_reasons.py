@@ -16,6 +16,7 @@ After the run, ``reasons`` looks at each named tensor and gives the first that a
 """
 import os
 
+from .engines import grad_of
 from .walk import walk
 
 
@@ -193,10 +194,10 @@ def _reason(name, t, reach, kept):
             else None
     if not t.is_leaf:
         if t.retains_grad:
-            return None if _grad(t) is not None else "not-reached: retain_grad() was called, but no backward " \
+            return None if grad_of(t) is not None else "not-reached: retain_grad() was called, but no backward " \
                                                          "reached it since"
         return "not-leaf: a non-leaf keeps no .grad; call retain_grad() on it before backward"
-    grad = _grad(t)
+    grad = grad_of(t)
     if grad is None:
         if id(t) in reach.reached:
             return "reset: a backward reached it, and its .grad was set to None since (zero_grad)"
@@ -216,13 +217,6 @@ def _reason(name, t, reach, kept):
         return "zero: the gradient reached it and is all zero (a ReLU that never fired, a zero mask, or a zero " \
                "weight after it)"
     return None
-
-
-def _grad(t):
-    grad = getattr(t, "_grad", None)  # gradviz's engine: without the non-leaf warning
-    if grad is not None or hasattr(t, "_grad_fn"):
-        return grad
-    return t.grad
 
 
 def _all_zero(grad) -> bool:

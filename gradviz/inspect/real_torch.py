@@ -32,7 +32,8 @@ from .engines import is_real_node as _is_real_node
 from .engines import real_torch_module as _real_torch
 from .formulas import formula_texts
 from .forward import Forward
-from .torch_calls import (flat_inputs, internal_dirs, mode_class, op_name_of_call, scaffolding, source_of,
+from .calls import source_of
+from .torch_calls import (flat_inputs, internal_dirs, mode_class, op_name_of_call, scaffolding,
                           watch_function_apply)
 from .model import BackwardCallInfo, BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
 from .modules import ModuleTracker

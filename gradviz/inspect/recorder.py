@@ -13,11 +13,10 @@ backward / autograd.grad. It keeps only small records, never a tensor or a node:
 Weakref callbacks only append to a list (they may fire in the middle of anything,
 including a loop over our dicts); the dead records are pruned on the next event.
 """
-import dataclasses
 import sys
 import weakref
 
-from .calls import EngineCalls, node_op_name
+from .calls import EngineCalls, node_op_name, source_of
 from .engines import is_engine_tensor as _is_tensor
 from .model import BackwardCallInfo
 from .modules import ModuleTracker
@@ -186,7 +185,7 @@ class Recorder:
         if copy_of is not None:
             self._fold_copy_slices(copy_of, op)
         if self.nonfinite is not None and self.nonfinite.found is None and not self._in_backward:
-            code, text = _source_of(op)
+            code, text = source_of(op.site, op.span)
             self.nonfinite.forward(op.call_name or name, op.site, code, text,
                                    [x for x in inputs if _is_tensor(x)], [t for t in outputs if _is_tensor(t)], node)
 
@@ -287,7 +286,7 @@ class Recorder:
         op = self.op_for_node(node)
         if op is None:
             return forward_name(node), getattr(node, "_site", None), "", None
-        code, text = _source_of(op)
+        code, text = source_of(op.site, op.span)
         return op.call_name or op.name, op.site, code, text
 
     # -- queries (used by snapshot) ------------------------------------------------
@@ -449,17 +448,6 @@ _ENGINE_CALLS = {}
 def _kept_by_checkpoint(value):
     hooks = getattr(value, "hooks", None)
     return hooks is not None and recomputes(hooks[1])
-
-
-def _source_of(op):
-    """(the line of code, the call's source text or None) of a recorded op."""
-    if not op.site:
-        return "", None
-    import linecache
-
-    from .calls import source_text, span_at
-    span = span_at(*op.span) if op.span is not None else None
-    return linecache.getline(op.site[0], op.site[1]).strip(), source_text(op.site[0], span) if span else None
 
 
 def _engine_replay():

@@ -12,6 +12,7 @@ import math
 
 import dataclasses
 
+from .engines import grad_of
 from .model import ReplayLane, ReplayStep, TensorStats
 from .walk import hook_nodes, unhook, walk
 
@@ -42,12 +43,12 @@ class ReplayRecorder:
 
     def _hook(self, node_id, leaf):
         steps, stats = self.steps, self.stats
-        before = stats(_grad_of(leaf)) if leaf is not None else None
+        before = stats(grad_of(leaf)) if leaf is not None else None
 
         def hook(grad_inputs, grad_outputs):
             self.ran += 1
             if len(steps) < MAX_STEPS:
-                after = stats(_grad_of(leaf)) if leaf is not None else None
+                after = stats(grad_of(leaf)) if leaf is not None else None
                 steps.append(ReplayStep(node_id, tuple(stats(g) for g in grad_outputs),
                                         tuple(stats(g) for g in grad_inputs), before, after))
         return hook
@@ -85,17 +86,6 @@ class Lanes:
         while len(self._calls) > 1 and sum(len(c[3]) for c in self._calls) > MAX_LANE_NODES:
             del self._calls[0]  # bounded by nodes kept, whatever the graphs' sizes
         return dataclasses.replace(snap, replay=tuple(replaying.steps), replay_ran=replaying.ran, lanes=tuple(lanes))
-
-
-def _grad_of(t):
-    """A leaf's ``.grad``, read without the warning PyTorch gives for non-leaves."""
-    grad = getattr(t, "_grad", None)
-    if grad is not None:
-        return grad
-    try:
-        return t.grad
-    except Exception:  # noqa: BLE001 - nothing to show
-        return None
 
 
 def stats_of(values, shape, dtype):

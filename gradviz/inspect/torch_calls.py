@@ -73,17 +73,6 @@ def _backward_kind(func):
     return None
 
 
-def source_of(site, span):
-    """(the line of code at ``site``, the source text of ``span`` in it or None)."""
-    if not site:
-        return "", None
-    import linecache
-
-    from .calls import source_text, span_at
-    where = span_at(*span) if span is not None else None
-    return linecache.getline(site[0], site[1]).strip(), source_text(site[0], where) if where else None
-
-
 def scaffolding(torch):
     """PyTorch's Python-level code that calls torch functions as a user's code does: a
     call made through it is not the expression on the user's line."""

@@ -25,7 +25,7 @@ from . import collapse, estimate, modules
 from . import options as graph_options
 from ..safe_text import utf8, visible_line
 from .files import atomic_write
-from .values import format_shape
+from .values import format_shape, site_text
 from .layout import (DEFAULT_MAX_PIXELS, DEFAULT_TIMEOUT, MAX_SIDE, GraphvizNotFound, ImageTooLarge,  # noqa: F401
                      RenderError, draw)
 
@@ -300,14 +300,10 @@ def _tensor_line(shape, dtype):
     return text if dtype in (None, "float32") else f"{text} {dtype}"
 
 
-def _site(site):
-    return f"{os.path.basename(site[0])}:{site[1]}" if site else None
-
-
 def _call(call):
     if call is None:
         return "backward"
-    where = _site(call.site)
+    where = site_text(call.site)
     return f"{call.kind} at {where}" if where else call.kind
 
 
@@ -470,7 +466,7 @@ class _Builder:
         if n.recomputes_forward:
             lines.append(RECOMPUTES)
         if self.show_sites:
-            lines.append(_site(n.site))
+            lines.append(site_text(n.site))
         attrs = {}
         if n.site:
             attrs["tooltip"] = _label(f"{n.site[0]}:{n.site[1]}")
@@ -540,7 +536,7 @@ class _Builder:
         for op in s.ops:
             if op.id in plan.group_of:
                 continue
-            lines = [op.name] + ([_site(op.site)] if self.show_sites else [])
+            lines = [op.name] + ([site_text(op.site)] if self.show_sites else [])
             attrs = {"shape": "ellipse", "fillcolor": OP}
             if op.site:
                 attrs["tooltip"] = _label(f"{op.site[0]}:{op.site[1]}")

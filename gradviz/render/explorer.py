@@ -26,8 +26,8 @@ Schema (lists, for size: a 100,000-node graph; every text is a number into ``str
 import html
 import json
 import linecache
-import os
 
+from .values import site_text
 from .jsonout import tensor_bytes
 
 MAX_CODE = 160  # characters of a line of code kept per node
@@ -45,7 +45,7 @@ def data(snap, graph=None, title="", layers=(), reasons=None, focus=-1) -> dict:
     labels = {v.id: v.name for v in snap.values if v.name not in ("tensor", "leaf", "?")}  # saved slots' names
     nodes = [_node(n, index, drawn, code, table, reasons or {}, labels) for n in snap.nodes]
     S = table
-    ops = [[S(op.name), S(op.module), S(_where(op.site)), S(code(op.site)), S(drawn(op.id)),
+    ops = [[S(op.name), S(op.module), S(site_text(op.site) or ""), S(code(op.site)), S(drawn(op.id)),
             [S(values.get(v, v)) for v in op.inputs], [S(values.get(v, v)) for v in op.outputs],
             index.get(op.node, -1)] for op in snap.ops]
     steps = _steps(snap.replay, index, S)
@@ -72,7 +72,7 @@ def _steps(replay, index, S):
 def _call_text(call):
     if call is None:
         return ""
-    return f"{call.kind} at {_where(call.site)}" if call.site else call.kind
+    return f"{call.kind} at {site_text(call.site)}" if call.site else call.kind
 
 
 class _Strings:
@@ -96,12 +96,13 @@ def _node(n, index, drawn, code, S, reasons, labels):
     leaf_info = None if leaf is None else [S(leaf.name), list(leaf.shape), S(leaf.dtype),
                                            None if leaf.grad is None else list(leaf.grad.shape),
                                            S(reasons.get(leaf.name))]
-    saved = [[S(x.attr), S(x.tensor_name or labels.get(x.value)), S(x.kind), None if x.shape is None else list(x.shape), S(x.dtype),
+    saved = [[S(x.attr), S(x.tensor_name or labels.get(x.value)), S(x.kind),
+              None if x.shape is None else list(x.shape), S(x.dtype),
               tensor_bytes(x.shape, x.dtype) if x.kind in ("tensor", "freed") else None, S(_state(x, n))]
              for x in n.saved if x.is_tensor]
     nxt = [[-1 if e.target is None else index[e.target], e.output_nr] for e in n.edges]
     formulas = getattr(n, "formulas", ())
-    return [S(n.label_name), [S(o) for o in n.output_names], S(n.module), S(_where(n.site)), S(code(n.site)),
+    return [S(n.label_name), [S(o) for o in n.output_names], S(n.module), S(site_text(n.site) or ""), S(code(n.site)),
             S(drawn(n.id)), leaf_info, saved, nxt, [[S(i), S(f)] for i, f in formulas]]
 
 
@@ -110,7 +111,7 @@ def _state(x, node):
         return "recomputed in backward (checkpoint)"
     if x.freed:
         call = node.freed_by
-        return f"freed by {call.kind} at {_where(call.site)}" if call is not None and call.site else "freed"
+        return f"freed by {call.kind} at {site_text(call.site)}" if call is not None and call.site else "freed"
     if x.stale:
         return f"modified in place since it was saved (v{x.saved_version}, now v{x.current_version})"
     return "kept" if x.kind == "tensor" else x.kind
@@ -133,10 +134,6 @@ def _number(x):
     if x in (float("inf"), float("-inf")):
         return "Infinity" if x > 0 else "-Infinity"
     return float(f"{x:.6g}")
-
-
-def _where(site):
-    return f"{os.path.basename(str(site[0]))}:{site[1]}" if site else ""
 
 
 class _CodeLines:

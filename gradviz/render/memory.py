@@ -1,10 +1,10 @@
 """``run --memory``'s ledger, for people: what each backward call's graph held for backward."""
-import os
 
 from rich.text import Text
 
 from ..safe_text import visible_line
 from .console import print_text
+from .values import site_text
 
 TOP = 8  # modules, lines and nodes shown per call
 
@@ -15,7 +15,7 @@ def print_ledgers(console, ledgers) -> None:
         print_text(console, "--memory: the script made no backward call.")
         return
     for ledger in ledgers[-3:]:  # a training loop: its last calls
-        where = f" at {os.path.basename(str(ledger.site[0]))}:{ledger.site[1]}" if ledger.site else ""
+        where = f" at {site_text(ledger.site)}" if ledger.site else ""
         console.print(Text.assemble((f"Saved for backward call {ledger.call}{visible_line(where)}: ", "bold"),
                                     (size(ledger.saved_bytes), "bold"),
                                     f" in {ledger.storages:,} storage{'s' if ledger.storages != 1 else ''} "
@@ -27,9 +27,8 @@ def print_ledgers(console, ledgers) -> None:
                 print_text(console, f"    {size(n):>10}  {visible_line(path)}", soft_wrap=True)
         if ledger.by_line:
             print_text(console, "  by line:", "dim")
-            for (file, line), n in ledger.by_line[:TOP]:
-                print_text(console, f"    {size(n):>10}  {visible_line(os.path.basename(str(file)))}:{line}",
-                           soft_wrap=True)
+            for site, n in ledger.by_line[:TOP]:
+                print_text(console, f"    {size(n):>10}  {visible_line(site_text(site))}", soft_wrap=True)
     if len(ledgers) > 3:
         print_text(console, f"  ({len(ledgers) - 3:,} earlier backward calls: --json lists them)", "dim")
 

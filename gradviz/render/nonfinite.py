@@ -1,11 +1,11 @@
 """``run --nan``'s finding, for people: where the first NaN (or infinity) started."""
-import os
 import textwrap
 
 from rich.text import Text
 
 from ..safe_text import visible_line
 from .console import print_text
+from .values import site_text
 
 
 def print_finding(console, info, kind="nan") -> None:
@@ -16,7 +16,7 @@ def print_finding(console, info, kind="nan") -> None:
         print_text(console, f"--nan: no {what} in any op's result or any gradient of the run.", "green")
         return
     word = "NaN" if info.kind == "nan" else "infinity"
-    where = f"{os.path.basename(str(info.site[0]))}:{info.site[1]}" if info.site else "an unknown line"
+    where = site_text(info.site) or "an unknown line"
     step = f", during backward call {info.step}" if info.phase == "backward" else \
         (f", after {info.step} backward call{'s' if info.step != 1 else ''}" if info.step else "")
     console.print(Text.assemble((f"First {word}: in {info.phase}, at {info.op}", "bold red"),

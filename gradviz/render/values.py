@@ -22,6 +22,7 @@ otherwise; ``ValueOptions.full`` (``--full-values``) lists every value (of tenso
 
 import contextlib
 import math
+import os
 from dataclasses import dataclass
 from typing import Optional
 
@@ -319,3 +320,8 @@ def nonfinite_lines(tensors) -> list:
             if bad:
                 out.append(f"{visible_line(t.name)}.grad has {' and '.join(bad)} values")
     return out
+
+
+def site_text(site):
+    """A place in the user's code as pictures, pages and notes show it: ``train.py:42``."""
+    return f"{os.path.basename(str(site[0]))}:{site[1]}" if site else None
