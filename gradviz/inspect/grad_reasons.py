@@ -38,8 +38,8 @@ class Reach:
             self._undo.append(_patch_torch(self.engine, self))
         else:
             from gradviz.torch.autograd import graph
-            graph.LISTENERS.append(self)
-            self._undo.append(lambda: graph.LISTENERS.remove(self))
+            graph.EVENT_LISTENERS.append(self)  # backward calls only: the ops keep their fast paths
+            self._undo.append(lambda: graph.EVENT_LISTENERS.remove(self))
         self._undo.append(_patch_cuts(self.engine.Tensor, self))
         return self
 
@@ -58,10 +58,7 @@ class Reach:
         for leaf in ({id(t)} if fn is None else leaves_of([fn])):
             self.cuts.setdefault(leaf, (how, site))
 
-    # gradviz's engine tells its listeners of every node and every backward call
-    def on_node(self, node, inputs, outputs):
-        pass
-
+    # gradviz's engine tells its event listeners of every backward call
     def on_backward(self, phase, roots, call):
         if phase == "start":
             self.add([n for n, _ in roots], getattr(call, "kind", "backward") == "autograd.grad")

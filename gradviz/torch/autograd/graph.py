@@ -28,12 +28,15 @@ Tensor = None
 #   on_inplace(tensor, op_name, site, version), on_data(tensor, site, kind),
 #   on_grad_read(tensor, site), on_scalar(tensor, kind, site), on_optimizer_step(optimizer, site)
 LISTENERS = []
+# Inspectors that want the events but not every node: listening here keeps the ops' fast
+# paths (a listener in LISTENERS sends every op through apply(), to tell it of each node).
+EVENT_LISTENERS = []
 
 
 def emit(event, *args):
-    """Tell every listener that implements ``event``; costs one truth test when none listen."""
-    if LISTENERS:
-        for listener in list(LISTENERS):
+    """Tell every listener that implements ``event``; costs two truth tests when none listen."""
+    if LISTENERS or EVENT_LISTENERS:
+        for listener in LISTENERS + EVENT_LISTENERS:
             handler = getattr(listener, event, None)
             if handler is not None:
                 handler(*args)
