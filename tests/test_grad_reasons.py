@@ -61,3 +61,108 @@ def test_a_run_without_backward_asks_for_no_gradient(tmp_path):
 def test_a_clean_run_has_no_reasons(tmp_path):
     r = invoke("run", write(tmp_path, "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"))
     assert "Why no gradient" not in r.stdout
+
+
+NO_GRAD = textwrap.dedent("""\
+    import torch
+    import torch.nn as nn
+    torch.manual_seed(0)
+    feat, head, spare = nn.Linear(4, 4), nn.Linear(4, 2), nn.Linear(4, 2)
+    nn.init.zeros_(spare.bias)  # the library's own no_grad: not a cut
+
+    @torch.no_grad()
+    def embed(x):
+        return feat(x)
+
+    x = torch.randn(3, 4)
+    with torch.no_grad():
+        f = head.weight.t()
+    with torch.set_grad_enabled(False):
+        g = spare(x)
+    loss = (embed(x) @ f).sum() + g.sum()
+    loss.backward()
+    """)
+
+
+@pytest.mark.parametrize("engine", ["gradviz", "torch"])
+def test_a_path_cut_by_the_users_no_grad_names_its_line(engine, tmp_path):
+    if engine == "torch":
+        pytest.importorskip("torch")
+    r = invoke("run", write(tmp_path, NO_GRAD), "--engine", engine, "--json")
+    assert r.exit_code == 0, r.stderr
+    why = {t["name"]: t["grad_reason"] for t in json.loads(r.stdout)["cells"][-1]["tensors"]}
+    assert why["feat.weight"] == "detached: its path to the loss was cut by no_grad at line 9 of script.py"
+    assert why["head.weight"] == "detached: its path to the loss was cut by no_grad at line 13 of script.py"
+    assert why["spare.bias"] == \
+        "detached: its path to the loss was cut by set_grad_enabled(False) at line 15 of script.py"
+    assert why["head.bias"].startswith("unused: ")  # nn.init's and nn.Linear's own no_grad cut nothing
+
+
+DEAD = textwrap.dedent("""\
+    import torch
+    import torch.nn as nn
+    torch.manual_seed(0)
+    inner, outer = nn.Linear(4, 4), nn.Linear(4, 2)
+    w = torch.ones(3, 2, requires_grad=True)
+    x = torch.randn(3, 4)
+    h = torch.relu(inner(x) - 100.0)
+    mask = torch.zeros(3, 2)
+    loss = (outer(h) * mask).sum() + (w * mask).sum()
+    loss.backward()
+    """)
+
+
+@pytest.mark.parametrize("engine", ["gradviz", "torch"])
+def test_an_all_zero_gradient_names_what_zeroed_it(engine, tmp_path):
+    if engine == "torch":
+        pytest.importorskip("torch")
+    r = invoke("run", write(tmp_path, DEAD), "--engine", engine, "--json")
+    assert r.exit_code == 0, r.stderr
+    why = {t["name"]: t["grad_reason"] for t in json.loads(r.stdout)["cells"][-1]["tensors"]}
+    # the mask zeroes everything after it; the first node on each path that passes nothing is named
+    assert why["w"] == "zero: the gradient reached it and is all zero: it passes through a product with an " \
+                       "all-zero factor (a mask) (MulBackward0" + (" at line 9 of script.py)" if engine == "gradviz"
+                                                                    else ")")
+    assert why["inner.weight"].startswith("zero: the gradient reached it and is all zero: it passes through a "
+                                          "product with an all-zero factor (a mask) (MulBackward0")
+
+
+def test_a_dead_relu_is_named_with_its_line_on_pytorch_when_recorded(tmp_path):
+    pytest.importorskip("torch")
+    script = write(tmp_path, DEAD.replace("(outer(h) * mask).sum() + (w * mask).sum()", "outer(h).sum() + w.sum()"))
+    r = invoke("run", script, "--engine", "torch", "--json", "--memory")
+    why = {t["name"]: t["grad_reason"] for t in json.loads(r.stdout)["cells"][-1]["tensors"]}
+    assert why["inner.weight"] == "zero: the gradient reached it and is all zero: it passes through a ReLU that " \
+                                  "never fired (ReluBackward0 at line 7 of script.py)"
+    # outer's weight multiplies the dead ReLU's all-zero output: its gradient is zero too
+    assert why["outer.weight"].startswith("zero: the gradient reached it and is all zero: it passes through a "
+                                          "matrix product whose other factor is all zero (AddmmBackward0 at line 9")
+    assert why["outer.bias"] is None and why["w"] is None
+
+
+def test_lint_warns_of_each_missing_gradient_with_its_reason(tmp_path):
+    r = invoke("run", write(tmp_path, MODEL), "--lint", "--json")
+    assert r.exit_code == 0, r.stderr
+    warnings = {w["id"]: w for w in json.loads(r.stdout)["lint"]["warnings"]}
+    assert warnings["grad_missing_unused"]["context"]["tensors"] == ["net.head.weight", "net.head.bias"]
+    assert warnings["grad_missing_detached"]["line"] in (21, 30)
+    assert warnings["grad_all_zero"]["message"].startswith("net.dead.weight, net.dead.bias: zero: ")
+    assert not any(w["context"].get("grad_reason", "").startswith(("frozen", "not-leaf")) for w in warnings.values())
+
+
+def test_explain_tells_a_none_grad_by_the_cut_that_caused_it(tmp_path):
+    script = write(tmp_path, textwrap.dedent("""\
+        import torch
+        w = torch.ones(3, requires_grad=True)
+        v = torch.ones(3, requires_grad=True)
+        with torch.no_grad():
+            scale = w * 2
+        loss = (scale * v).sum()
+        loss.backward()
+        print(w.grad.norm())
+        """))
+    r = invoke("explain", script, "--json")
+    d = json.loads(r.stdout)
+    assert d["context"]["grad_reason"] == \
+        "detached: its path to the loss was cut by no_grad at line 5 of script.py"
+    assert "its path to the loss was cut by no_grad at line 5" in d["cause"]

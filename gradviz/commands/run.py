@@ -138,6 +138,8 @@ def _run(opts: RunOptions, program, send) -> int:
 
     from gradviz.inspect.grad_reasons import Reach
     reach = Reach(eng.torch, eng.real)  # which leaves each backward reached: why a gradient is missing
+    if watch is not None:
+        reach.describe = watch.recorder.describe  # a node's line, on PyTorch too
     result = _run_cells(opts, program, send, eng, names, watch, cell_graphs, streams, reach)
     result = _with_grad_reasons(result, names, reach)
 
@@ -247,7 +249,7 @@ def _collect(opts: RunOptions, program, result, names, watch, cell_graphs, targe
             nonfinite = dataclasses.replace(nonfinite, site=program.site(nonfinite.site))
     if report is not None and target is not None:
         report.outcome = _write(report, target, opts, _nonfinite_path(report.snapshot, nonfinite))
-    lint = _lint(opts, streams) if opts.lint else None
+    lint = _lint(opts, streams, result) if opts.lint else None
     tensors = report.tensors if report is not None and report.tensors is not None else result.tensors
     if html_path is not None:
         report_page.write(html_path, report_page.run_page(opts, program, result, cell_graphs, report, lint, nonfinite))
@@ -665,9 +667,11 @@ def _graph_json(rep: GraphReport, target) -> dict:
 # --------------------------------------------------------------------------- lint
 
 
-def _lint(opts: RunOptions, streams) -> dict:
-    """Run the script again under the explain probe; its silent pitfalls as dicts."""
+def _lint(opts: RunOptions, streams, result) -> dict:
+    """Run the script again under the explain probe; its silent pitfalls as dicts, and the
+    missing gradients of this run (their reasons, from its table)."""
     from gradviz import explain, scripting
+    from gradviz.explain.lint import grad_reason_warnings
 
     try:
         with scripting.deadline(opts.timeout):
@@ -678,6 +682,8 @@ def _lint(opts: RunOptions, streams) -> dict:
         if os.environ.get("GRADVIZ_DEBUG"):
             raise
         return {"warnings": [], "error": f"lint failed: {type(e).__name__}: {e}"}
+    last = result.cells[-1].tensors if result.cells else ()
+    found = list(found) + grad_reason_warnings({t.name: t.grad_reason for t in last or ()})
     return {"warnings": [w.as_dict() if hasattr(w, "as_dict") else dict(w) for w in found], "error": None}
 
 

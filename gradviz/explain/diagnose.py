@@ -329,10 +329,17 @@ def diagnose_grad_none(facts, exc):
                    f"if {expr}.grad is not None:\n    {code}")
     elif not reached:
         uses = facts.src.find_lines(rf"\b{re.escape(expr)}\.detach\(\)|\b{re.escape(expr)}\.data\b")
-        reason = "detached" if uses else "not_in_graph"
-        text = (f"{len(backwards)} backward pass{'es' if len(backwards) != 1 else ''} ran, but none reached `{expr}`: "
-                + (f"it is only used through .detach()/.data ({facts.line_ref(uses[0])})." if uses
-                   else "it does not take part in the loss."))
+        why = _grad_reason(facts, expr, t)  # what `gradviz run` says of it: the cut and its line
+        reason = "detached" if uses or why.startswith("detached") else "not_in_graph"
+        ran = f"{len(backwards)} backward pass{'es' if len(backwards) != 1 else ''} ran, but none reached `{expr}`: "
+        if why.startswith("detached: "):
+            text = ran + why[len("detached: "):] + "."
+        elif uses:
+            text = ran + f"it is only used through .detach()/.data ({facts.line_ref(uses[0])})."
+        else:
+            text = ran + "it does not take part in the loss."
+        if why:
+            context["grad_reason"] = why
         fix = _fix(f"Use `{expr}` itself in the computation of the loss (or drop it from what you update).", code,
                    f"if {expr}.grad is not None:\n    {code}")
     else:
@@ -344,6 +351,19 @@ def diagnose_grad_none(facts, exc):
     context["reason"] = reason
     cause = f"{facts.line_ref(err_line, start=True)} (`{code}`) calls .{attr} on `{expr}.grad`, which is None. {text}"
     return Diagnosed("grad_is_none_zero", cause, fix, context, {})
+
+
+def _grad_reason(facts, expr, t) -> str:
+    """Why ``t`` has no gradient, as ``gradviz run`` tells it (inspect.grad_reasons), or ''."""
+    from gradviz.inspect.grad_reasons import reasons
+
+    reach = getattr(facts.o, "reach", None)
+    if reach is None:
+        return ""
+    try:
+        return reasons([(expr, t)], reach).get(expr) or ""
+    except Exception:  # noqa: BLE001 - a help to the diagnosis, never its failure
+        return ""
 
 
 # --------------------------------------------------------------------------- everything else

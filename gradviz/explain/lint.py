@@ -9,7 +9,10 @@
 - ``scalar_conversion_requires_grad_warning``: float()/int() of a tensor that requires grad
   (the engine's warning), and ``.item()``/``float()`` of such a tensor used inside an
   expression that builds a graph;
-- any other warning of the catalog the engine raised (``tensor_copy_construct_warning``).
+- any other warning of the catalog the engine raised (``tensor_copy_construct_warning``);
+- ``grad_missing_unused``, ``grad_missing_detached``, ``grad_all_zero``: parameters and
+  tensors that should have a gradient and got none, or an all-zero one, with the reason
+  ``gradviz run`` gives each (inspect.grad_reasons), grouped by reason.
 
 ``lint_script(path)`` runs a script for its warnings only; ``diagnose_script`` includes them.
 """
@@ -30,7 +33,27 @@ LINT_ONLY = {
         "after": "for x, y in data:\n    opt.zero_grad()\n    loss = loss_fn(model(x), y)\n    loss.backward()\n"
                  "    opt.step()",
     },
+    "grad_missing_unused": {
+        "title": "Never used on the way to the loss",
+        "fix": "Use it in the loss, or set requires_grad=False (and leave it out of the optimizer).",
+        "before": "self.head = nn.Linear(4, 2)   # never called in forward",
+        "after": "self.head.requires_grad_(False)   # or call it in forward",
+    },
+    "grad_missing_detached": {
+        "title": "Path to the loss cut",
+        "fix": "Compute the value you backpropagate through without detach()/.data/.item()/no_grad.",
+        "before": "s = self.side(x).detach()",
+        "after": "s = self.side(x)",
+    },
+    "grad_all_zero": {
+        "title": "All-zero gradient",
+        "fix": "Look at what passes it no gradient: a ReLU that never fires (check its inputs' scale and bias), "
+               "or a mask that is all zero.",
+        "before": "d = torch.relu(self.dead(x) - 100.0)",
+        "after": "d = torch.relu(self.dead(x))",
+    },
 }
+_GRAD_REASON_LINTS = {"unused": "grad_missing_unused", "detached": "grad_missing_detached", "zero": "grad_all_zero"}
 
 
 def title_of(lint_id):
@@ -92,6 +115,25 @@ def findings_to_warnings(facts):
     for w in _scalars_in_graph(facts):
         add(w)
     out.sort(key=lambda w: (w.file is not None, w.line or 0))
+    return out
+
+
+def grad_reason_warnings(reasons) -> list:
+    """LintWarnings of the reasons a run gave (``{name: reason}``, inspect.grad_reasons): one
+    per reason, naming its tensors; 'frozen' and 'not-leaf' are a model's design, not a pitfall."""
+    grouped = {}
+    for name, reason in reasons.items():
+        if reason and reason.split(":", 1)[0] in _GRAD_REASON_LINTS:
+            grouped.setdefault(reason, []).append(name)
+    out = []
+    for reason, names in grouped.items():
+        lint_id = _GRAD_REASON_LINTS[reason.split(":", 1)[0]]
+        where = re.search(r" at line (\d+) of ([^ )]+)", reason)
+        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        out.append(LintWarning(lint_id, title_of(lint_id), f"{shown}: {reason}",
+                               line=int(where.group(1)) if where else None,
+                               file=where.group(2) if where else None, fix=_entry_fix(lint_id),
+                               context={"tensors": list(names), "grad_reason": reason}))
     return out
 
 

@@ -146,7 +146,7 @@ def _warning_panel(w, width):
     text = Text(w["message"])
     if w.get("fix", {}).get("text"):
         text.append("\n" + w["fix"]["text"], style="green")
-    return _titled(text, width, title=w["title"], tag=f"{w['id']}, {_line_of(w)}", prefix="warning: ",
+    return _titled(text, width, title=w["title"], tag=w["id"] if w.get("line") is None else f"{w['id']}, {_line_of(w)}", prefix="warning: ",
                    border_style="magenta")
 
 

@@ -49,6 +49,7 @@ class RunOutcome:
     frames: list = field(default_factory=list)  # [(filename, lineno, function name)] of the traceback
     cell: Optional[int] = None
     program: Any = None  # the scripting.Program that ran: a notebook names its lines by cell
+    reach: Any = None  # inspect.grad_reasons.Reach: the leaves each backward reached, and the cuts
 
     def scope(self):
         """Names visible where the error happened: frame locals over module globals."""
@@ -94,10 +95,13 @@ def run_until_error(path, argv=(), *, probe=None, stop_at_error=True) -> RunOutc
         from gradviz.torch.autograd import graph
         if program.notebook:
             ns.setdefault("display", scripting.display)
+        from gradviz.inspect.grad_reasons import Reach
+
         probe.attach(ns, code_path, program.text)
         graph.LISTENERS.append(probe)
+        out.reach = Reach(engine, real=False)
         try:
-            with contextlib.redirect_stdout(buf), warnings.catch_warnings(record=True) as caught:
+            with out.reach, contextlib.redirect_stdout(buf), warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 for cell in program.cells:
                     try:

@@ -351,7 +351,7 @@ class TorchRecorder:
         self._notify("start", edges, info)
         replaying = None
         if self.nonfinite is not None and self._depth == 0:
-            self.nonfinite.start([n for n, _ in edges], _next_nodes, self._describe)
+            self.nonfinite.start([n for n, _ in edges], _next_nodes, self.describe)
         if self.memory is not None and self._depth == 0:
             site = self.sites(info.site) if self.sites is not None and info.site else info.site
             self.memory.start([n for n, _ in edges], _next_nodes, info.index, site)
@@ -390,7 +390,7 @@ class TorchRecorder:
                                [x for x in flat_inputs(func, args, kwargs, Tensor) if isinstance(x, Tensor)], outs,
                                node)
 
-    def _describe(self, node):
+    def describe(self, node):
         """(forward op name, site, line of code, source text) of the call that made ``node``."""
         op = self.op_for_node(node)
         if op is None:

@@ -233,7 +233,7 @@ class Recorder:
                 self._replaying.start([n for n, _ in roots])
             if self.nonfinite is not None and self._in_backward == 1:
                 from .snapshot import next_nodes
-                self.nonfinite.start([n for n, _ in roots], next_nodes, self._describe)
+                self.nonfinite.start([n for n, _ in roots], next_nodes, self.describe)
             if self.memory is not None and self._in_backward == 1:
                 from .snapshot import next_nodes
                 site = self.sites(call.site) if self.sites is not None and call.site else call.site
@@ -281,7 +281,7 @@ class Recorder:
         site = getattr(node, "_site", None)
         return module, (self.sites(site) if self.sites is not None and site else site)
 
-    def _describe(self, node):
+    def describe(self, node):
         """(forward op name, site, line of code, source text) of what made ``node``."""
         op = self.op_for_node(node)
         if op is None:

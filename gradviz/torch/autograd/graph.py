@@ -27,6 +27,7 @@ Tensor = None
 #   on_backward(phase, roots, call)       'start' / 'end' of backward or autograd.grad
 #   on_inplace(tensor, op_name, site, version), on_data(tensor, site, kind),
 #   on_grad_read(tensor, site), on_scalar(tensor, kind, site), on_optimizer_step(optimizer, site)
+#   on_no_grad_read(inputs)               an op ran with grad mode off on an input that requires grad
 LISTENERS = []
 # Inspectors that want the events but not every node: listening here keeps the ops' fast
 # paths (a listener in LISTENERS sends every op through apply(), to tell it of each node).
@@ -123,6 +124,8 @@ def apply(op, inputs, params):
     result._vb = None
     result._output_nr = 0
     if not STATE.enabled:
+        if EVENT_LISTENERS:
+            _no_grad_read(inputs)
         return result
     if count == 1 and op.positions:
         x = inputs[0]
@@ -170,8 +173,11 @@ def apply_unary(op, x):
             return apply(op, (x,), _NO_OPTIONS)
         result._grad_fn = None
         result._requires_grad = False
-        if x._requires_grad and STATE.enabled:
-            record(op, (x,), _NO_OPTIONS, (result,))
+        if x._requires_grad:
+            if STATE.enabled:
+                record(op, (x,), _NO_OPTIONS, (result,))
+            elif EVENT_LISTENERS:
+                _no_grad_read((x,))
         return result
     node = new_node(op.node_class)
     fn = x._grad_fn
@@ -252,8 +258,11 @@ def apply_binary(op, a, b, params):
             return apply(op, (a, b), params)
         result._grad_fn = None
         result._requires_grad = False
-        if (a._requires_grad or grad_b) and STATE.enabled:
-            record(op, (a, b), params, (result,))
+        if a._requires_grad or grad_b:
+            if STATE.enabled:
+                record(op, (a, b), params, (result,))
+            elif EVENT_LISTENERS:
+                _no_grad_read((a, b))
         return result
     node = new_node(op.node_class)
     if op.unread_options and params:
@@ -374,7 +383,16 @@ def _apply_special(op, inputs, params, out):
                     getattr(x, "_base", None) is not None and _stale_view_requiring_grad(x)):
                 record(op, inputs, params, outputs)
                 break
+    elif EVENT_LISTENERS:
+        _no_grad_read(inputs)
     return outputs if op.multi_output else outputs[0]
+
+
+def _no_grad_read(inputs):
+    """Tell the event listeners of an op that read a tensor needing grad with grad mode
+    off: no graph records it, so a gradient cannot flow back through it."""
+    if any(getattr(x, "_requires_grad", False) for x in inputs):
+        emit("on_no_grad_read", inputs)
 
 
 def _guard_inputs(op, arrays):
