@@ -290,8 +290,8 @@ def test_backward_twice_on_a_non_scalar_root_starts_from_ones(tmp_path):
 def test_lint_warns_about_silent_pitfalls():
     r = invoke("run", str(SAMPLES / "errors" / "data_silent_wrong.py"), "--lint")
     assert r.exit_code == 0, r.stderr
-    assert "Lint (--lint): 1 warning" in r.stdout
-    assert "data_silent_wrong" in r.stdout and "y.data.mul_(0)" in r.stdout
+    assert "Lint (--lint): 2 warnings" in r.stdout  # the .data write, and the all-zero x.grad it made
+    assert "data_silent_wrong" in r.stdout and "grad_all_zero" in r.stdout and "y.data.mul_(0)" in r.stdout
     clean = invoke("run", SEED, "--lint")
     assert "Lint (--lint): no silent autograd pitfalls found" in clean.stdout
 
@@ -300,7 +300,7 @@ def test_lint_in_json():
     r = invoke("run", str(SAMPLES / "errors" / "data_silent_wrong.py"), "--lint", "--json")
     doc = json.loads(r.stdout)
     assert doc["lint"]["error"] is None
-    assert [w["id"] for w in doc["lint"]["warnings"]] == ["data_silent_wrong"]
+    assert [w["id"] for w in doc["lint"]["warnings"]] == ["data_silent_wrong", "grad_all_zero"]
 
 
 LOOP = """\

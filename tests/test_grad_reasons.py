@@ -166,3 +166,17 @@ def test_explain_tells_a_none_grad_by_the_cut_that_caused_it(tmp_path):
     assert d["context"]["grad_reason"] == \
         "detached: its path to the loss was cut by no_grad at line 5 of script.py"
     assert "its path to the loss was cut by no_grad at line 5" in d["cause"]
+
+
+def test_the_picture_marks_the_leaves_without_a_gradient(tmp_path):
+    out = tmp_path / "g.dot"
+    r = invoke("run", write(tmp_path, MODEL), "--graph", str(out))
+    assert r.exit_code == 0, r.stderr
+    dot = out.read_text()
+    marked = [line for line in dot.splitlines() if "no grad: " in line]
+    assert any("net.dead.weight" in line and "no grad: zero" in line and "dashed" in line for line in marked)
+    assert any("net.frozen.bias" in line and "no grad: frozen" in line for line in marked)
+    assert not any("net.body.weight" in line for line in marked)
+    # the unused head and the detached branch are in no graph: a note names them
+    assert "no gradient, not in this graph: net.head.weight (unused), net.head.bias (unused), net.side.weight " \
+           "(detached)" in " ".join(dot.replace("\\l", " ").split())

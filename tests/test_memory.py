@@ -92,6 +92,92 @@ def test_a_training_loop_gets_a_ledger_per_backward_and_the_terminal_summarises(
     assert [c["call"] for c in m["calls"]] == [1, 2, 3, 4, 5]
     assert m["saved_bytes"] == 2 * 256 * 4 and m["parameter_bytes"] == 1024  # exp's result and w itself
     r = invoke("run", script, "--memory")
-    assert "Saved for backward call 5 at script.py:5: 2.0 KiB in 2 storages (parameters 1.0 KiB, activations " \
-           "1.0 KiB)" in r.stdout
+    assert "Saved for backward call 5 at script.py:5: 2.0 KiB in 2 storages\n  parameters 1.0 KiB, activations " \
+           "1.0 KiB; all freed as the call ended\n" in r.stdout
     assert "(2 earlier backward calls: --json lists them)" in r.stdout
+
+
+BLOCK = """\
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 8))
+        self.out = nn.Linear(8, 1)
+    def forward(self, x):
+        return self.out(CHECKPOINT(self.block, x))
+net = Net()
+x = torch.randn(5, 8)
+loss = net(x).sum()
+loss.backward(retain_graph=True)
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize("engine", ["gradviz", "torch"])
+def test_what_checkpointing_a_module_frees_and_when_each_call_frees(engine, tmp_path):
+    if engine == "torch":
+        pytest.importorskip("torch")
+    m = ledger(write(tmp_path, BLOCK.replace("CHECKPOINT(self.block, x)", "self.block(x)")), engine)
+    first, second = m["calls"]
+    x, relu, h = 5 * 8 * 4, 5 * 16 * 4, 5 * 8 * 4  # the block's input, its ReLU's output, its output
+    assert first["by_module"] == {"net": x + relu + h, "net.block": x + relu, "net.block.0": x,
+                                  "net.block.2": relu, "net.out": h}
+    # a checkpoint keeps the module's input; a storage also held outside the module stays
+    assert first["checkpoint_frees"] == {"net": relu + h, "net.block": relu}
+    assert (first["kept_bytes"], first["freed_bytes"]) == (first["saved_bytes"], 0)  # retain_graph=True
+    assert first["freed_later"] == [{"call": 2, "bytes": first["saved_bytes"]}]
+    assert (second["freed_bytes"], second["kept_bytes"]) == (second["saved_bytes"], 0)
+    assert second["checkpoint_frees"] == first["checkpoint_frees"]  # the same graph, the same forward
+    assert m["peak"] == {"bytes": first["saved_bytes"], "call": 1}
+
+
+def test_checkpointing_frees_what_the_ledger_says_on_pytorch(tmp_path):
+    """PyTorch's own count, by storage, without and with the block checkpointed: what
+    leaves the count is the ReLU's output and block.2's weight, whose storage stays
+    (a parameter); the block's input stays saved, as the checkpoint needs it."""
+    plain = write(tmp_path, BLOCK.replace("CHECKPOINT(self.block, x)", "self.block(x)"), "plain.py")
+    checkpointed = write(tmp_path, "import torch.utils.checkpoint\n" + BLOCK.replace(
+        "CHECKPOINT", "torch.utils.checkpoint.checkpoint").replace("self.block, x)", "self.block, x, use_reentrant=False)"),
+        "checkpointed.py")
+    frees = ledger(plain, "torch")["calls"][0]["checkpoint_frees"]["net.block"]
+    before, _ = pytorch_keeps(plain, tmp_path)
+    after, _ = pytorch_keeps(checkpointed, tmp_path)
+    assert before - after - 8 * 16 * 4 == frees == 5 * 16 * 4
+
+
+def test_the_peak_counts_what_an_earlier_graph_still_keeps(tmp_path):
+    script = write(tmp_path, textwrap.dedent("""\
+        import torch
+        w = torch.ones(64, requires_grad=True)
+        a = (w.exp() * w).sum()
+        a.backward(retain_graph=True)
+        b = (w.sin() * w).sum()
+        b.backward()
+        a.backward()
+        """))
+    m = ledger(script, "gradviz")
+    assert m["peak"] == {"bytes": 64 * 4 * 3, "call": 2}  # b's sin input and w, and a's exp kept
+    assert m["calls"][1]["earlier_bytes"] == 256
+    assert m["calls"][0]["freed_later"] == [{"call": 3, "bytes": 512}]
+    r = invoke("run", script, "--memory")
+    assert "Peak held for backward: 768 B, as backward call 2 began\n  of which earlier graphs kept " \
+           "(retain_graph=True): 256 B\n" in r.stdout
+
+
+def test_with_memory_the_picture_fills_nodes_by_the_bytes_they_saved(tmp_path):
+    out = tmp_path / "g.dot"
+    script = write(tmp_path, BLOCK.replace("CHECKPOINT(self.block, x)", "self.block(x)"))
+    r = invoke("run", script, "--memory", "--graph", str(out), "--view", "backward")
+    assert r.exit_code == 0, r.stderr
+    nodes = {line.split("[", 1)[0].strip(): line for line in out.read_text().splitlines() if "saved " in line
+             and "label=" in line and "_s" not in line.split("[", 1)[0]}
+    relu = next(line for line in nodes.values() if "ReluBackward0" in line)
+    assert "saved 320 B" in relu and 'fillcolor="#' in relu
+    fills = {line.split('fillcolor="', 1)[1][:7] for line in nodes.values()}
+    assert len(fills) > 1  # more bytes, a darker fill
+    plain = tmp_path / "plain.dot"
+    invoke("run", script, "--graph", str(plain), "--view", "backward")
+    assert "saved 320 B" not in plain.read_text()  # without --memory, the picture is as before

@@ -359,14 +359,16 @@ class GraphOutcome:
 
 
 def write_graph(snap, target: Target, options: GraphOptions, *, notes=(), title=None,
-                show_sites: bool = True, timeout: Optional[float] = None, highlight=()) -> GraphOutcome:
+                show_sites: bool = True, timeout: Optional[float] = None, highlight=(), heat=False,
+                reasons=None) -> GraphOutcome:
     """Write ``snap`` to ``target``, drawn as ``options`` say (their view and box budget).
     Failures come back as ``GraphOutcome.error`` (exit 2), with Graphviz's advice and the
     DOT written next to the file when Graphviz failed."""
     from gradviz.render import dot
 
     view, max_nodes = options.view, options.max_nodes
-    drawing = dict(notes=tuple(notes), title=title, show_sites=show_sites, highlight=tuple(highlight))
+    drawing = dict(notes=tuple(notes), title=title, show_sites=show_sites, highlight=tuple(highlight), heat=heat,
+                   reasons=reasons)
     if view == "forward" and not snap.has_forward:
         view = "backward"
     try:

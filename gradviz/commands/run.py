@@ -248,7 +248,9 @@ def _collect(opts: RunOptions, program, result, names, watch, cell_graphs, targe
         if nonfinite is not None and program.notebook and nonfinite.site:  # a notebook's cell and line
             nonfinite = dataclasses.replace(nonfinite, site=program.site(nonfinite.site))
     if report is not None and target is not None:
-        report.outcome = _write(report, target, opts, _nonfinite_path(report.snapshot, nonfinite))
+        last = result.cells[-1].tensors if result.cells else ()
+        reasons = {t.name: t.grad_reason for t in last or () if t.grad_reason}
+        report.outcome = _write(report, target, opts, _nonfinite_path(report.snapshot, nonfinite), reasons)
     lint = _lint(opts, streams, result) if opts.lint else None
     tensors = report.tensors if report is not None and report.tensors is not None else result.tensors
     if html_path is not None:
@@ -574,12 +576,15 @@ def _seeded_with_ones(roots) -> list:
     return notes
 
 
-def _write(rep: GraphReport, target, opts, highlight=()) -> common.GraphOutcome:
+def _write(rep: GraphReport, target, opts, highlight=(), reasons=None) -> common.GraphOutcome:
+    """The picture, with --nan's path outlined, --memory's saved bytes as a heat fill and
+    the leaves without a gradient marked."""
     if rep.snapshot is None:
         return common.GraphOutcome(error=CommandError(f"{rep.nothing} (name one with --root)", EXIT_USAGE))
     notes = list(rep.picture_notes) + (["outlined in red: where the first NaN started, and its way to the root"]
                                        if highlight else [])
-    return common.write_graph(rep.snapshot, target, opts.graph, notes=notes, highlight=highlight)
+    return common.write_graph(rep.snapshot, target, opts.graph, notes=notes, highlight=highlight,
+                              heat=opts.memory, reasons=reasons)
 
 
 def _nonfinite_path(snap, found):

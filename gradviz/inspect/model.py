@@ -251,6 +251,12 @@ class MemoryLedger:
     by_node: Tuple[Tuple[str, str, int], ...]  # (node id, node name, bytes), the largest first
     by_module: Tuple[Tuple[str, int], ...]  # (module path, activation bytes): what checkpointing it frees, at most
     by_line: Tuple[Tuple[Tuple[str, int], int], ...]  # ((file, line), bytes), the largest first
+    checkpoint_frees: Tuple[Tuple[str, int], ...] = ()  # (module path, bytes) checkpointing it would free
+    peak_bytes: int = 0  # held for backward as the call began: its graph and what earlier graphs kept
+    earlier_bytes: int = 0  # of which earlier graphs' (kept by retain_graph=True)
+    freed_bytes: int = 0  # freed as the call ended
+    kept_bytes: int = 0  # still held after it (retain_graph=True)
+    freed_later: Tuple[Tuple[int, int], ...] = ()  # (later call, bytes of this graph it freed)
 
 
 @_record

@@ -98,6 +98,7 @@ class ModuleTracker:
         self._thread = None
         self._order = 0
         self._skip = _internal_dirs(torch)
+        self.on_call = None  # optional fn(path, module, args) as each module call starts (inspect.memory)
 
     # -- starting and stopping ----------------------------------------------------------
     def start(self):
@@ -124,6 +125,8 @@ class ModuleTracker:
             rec = self._rec_of(module)
             rec.calls += 1
             self._stack.append((rec, rec.calls))
+            if self.on_call is not None:
+                self.on_call(rec.path, module, args)
         except Exception as e:  # noqa: BLE001 - see the module doc
             self._error(e)
         return None

@@ -171,6 +171,8 @@ class TorchRecorder:
         self._mode.__enter__()
         ACTIVE.append(self)
         self._unpatch = watch_function_apply(self.torch, self)
+        if self.memory is not None:  # each module call's inputs: what checkpointing it keeps
+            self.tracker.on_call = self.memory.module_called
         try:
             self.tracker.start()
         except Exception as e:  # noqa: BLE001 - without it the ops just have no module
@@ -365,6 +367,8 @@ class TorchRecorder:
             self._depth -= 1
             if self.nonfinite is not None and self._depth == 0:
                 self.nonfinite.stop()
+            if self.memory is not None and self._depth == 0:
+                self.memory.end()
             if replaying is not None:
                 replaying.stop()
             try:

@@ -96,6 +96,8 @@ class Recorder:
         try:
             if self.tracker is None:
                 self.tracker = ModuleTracker(engine, on_error=self._error)
+            if self.memory is not None:  # each module call's inputs: what checkpointing it keeps
+                self.tracker.on_call = self.memory.module_called
             self.tracker.start()
         except Exception as e:  # noqa: BLE001 - without it the ops just have no module
             self._error("module tracker", e)
@@ -243,6 +245,8 @@ class Recorder:
             replaying = self._replaying if self._in_backward == 0 else None
             if self.nonfinite is not None and self._in_backward == 0:
                 self.nonfinite.stop()
+            if self.memory is not None and self._in_backward == 0:
+                self.memory.end()
             if replaying is not None:
                 self._replaying = None
                 replaying.stop()

@@ -21,11 +21,11 @@ import textwrap
 from dataclasses import dataclass
 from typing import Optional
 
-from . import collapse, estimate, modules
+from . import collapse, estimate, marks, modules
 from . import options as graph_options
 from ..safe_text import utf8, visible_line
 from .files import atomic_write
-from .values import format_shape, site_text
+from .values import byte_size, format_shape, site_text
 from .layout import (DEFAULT_MAX_PIXELS, DEFAULT_TIMEOUT, MAX_SIDE, GraphvizNotFound, ImageTooLarge,  # noqa: F401
                      RenderError, draw)
 
@@ -113,12 +113,15 @@ class Graph:
     title: the picture's first line; notes: more lines under it, e.g. the error a second
     backward raised (long lines are wrapped).
     highlight: backward node ids (``n3``) to draw as the failing node, never collapsed.
+    heat: fill backward nodes and module boxes by the bytes they saved for backward.
+    reasons: ``{tensor name: grad_reason}``; those leaves are marked, the others named in a note.
     depth: module levels drawn as open clusters when the snapshot knows its modules
     (None: the deepest that fits; see ``modules``); deeper modules are one box each.
     """
 
     def __init__(self, snap, view="both", max_nodes=DEFAULT_MAX_NODES, *, show_saved=True, show_attrs=False,
-                 show_sites=True, legend=True, title=None, notes=(), highlight=(), depth=None):
+                 show_sites=True, legend=True, title=None, notes=(), highlight=(), depth=None, heat=False,
+                 reasons=None):
         if view not in VIEWS:
             raise ValueError(f"view must be one of {', '.join(VIEWS)}, not {view!r}")
         if view == "forward" and not snap.has_forward:
@@ -128,6 +131,7 @@ class Graph:
         self.max_nodes = max_nodes
         self._options = (show_saved, show_attrs, show_sites, legend, title, notes)
         self._highlight = frozenset(highlight)
+        self._marks = (heat, dict(reasons or {}))
         self.depth = depth
         self._plans = {"backward": {}, "forward": {}}  # modules.plan's cache, per view, kept between budgets
         self._compose(READABLE_PIXELS, READABLE_SIDE, LARGEST_PIXELS, LARGEST_SIDE)
@@ -140,6 +144,7 @@ class Graph:
             b = _Builder(self.snapshot, self.view, budget, *self._options, fold=fold, unfolded=unfolded,
                          limit=self.max_nodes, depth=self.depth, plans=self._plans)
             b.highlight = self._highlight
+            b.heat, b.reasons = self._marks
             with collapse.gc_paused():
                 source = b.build()
             return b, source
@@ -350,6 +355,9 @@ class _Builder:
         self.drawn = {}  # view -> its collapse plan: what box stands for each node (``Graph.drawn_as``)
         self.used = set()  # legend entries in use
         self.highlight = frozenset()  # backward node ids drawn as the failing node
+        self.heat = False  # fill backward nodes by the bytes they saved (marks.heat_fill)
+        self.reasons = {}  # tensor name -> grad_reason: those leaves are marked
+        self.bytes = {}  # backward node id -> bytes it saved, with heat
 
     def build(self):
         import graphviz
@@ -421,6 +429,13 @@ class _Builder:
             if plan.collapsed:
                 self.notes.append(self._collapse_note("backward", plan, len(nodes), "nodes"))
         self.drawn["backward"] = plan
+        if self.heat:
+            self.bytes = {n.id: marks.saved_bytes(n) for n in nodes}
+            self.top = max(self.bytes.values(), default=0)
+        if self.reasons:
+            note = marks.undrawn_reasons_note(self.reasons, {n.leaf.name for n in nodes if n.leaf is not None})
+            if note:
+                self.notes.append(note)
         at = _Placer(g, plan, "b")
         for n in nodes:
             if n.id in plan.group_of:
@@ -430,7 +445,7 @@ class _Builder:
         for grp in plan.groups:
             members = [by_id[m] for m in grp.members]
             if getattr(grp, "title", ()):
-                self._module_box(at(grp.id), f"b_{grp.id}", grp)
+                self._module_box(at(grp.id), f"b_{grp.id}", grp, self._heat(grp.members))
                 continue
             lines = _count_lines(grp, len(members))
             tensors = [x for m in members for x in m.saved if x.is_tensor] if self.show_saved else []
@@ -441,7 +456,10 @@ class _Builder:
             leaves = [m.leaf.name for m in members if m.leaf is not None and m.leaf.name]
             if leaves:
                 lines.append(_names_line("leaves", leaves))
-            at(grp.id).node(f"b_{grp.id}", _label(*lines), shape="folder", fillcolor=SUMMARY)
+            heat = self._heat(grp.members)
+            if heat:
+                lines.append(heat[0])
+            at(grp.id).node(f"b_{grp.id}", _label(*lines), shape="folder", fillcolor=heat[1] if heat else SUMMARY)
             self.used.add("repeat" if grp.repeats else "summary")
         at.close()
         # next_functions edges, pointing from the input's node to its user (torchviz's way).
@@ -475,14 +493,22 @@ class _Builder:
             self.used.add("accumulate")
         else:
             self.used.add("node")
+        heat = self._heat((n.id,))
+        if heat:
+            lines.append(heat[0])
+            attrs["fillcolor"] = heat[1]
         if n.id in self.highlight:
             attrs.update(HIGHLIGHT)
             self.used.add("failing")
         g.node(f"b_{n.id}", _label(*lines), **attrs)
         if n.leaf is not None:
             leaf = n.leaf
-            g.node(f"b_{n.id}_leaf", _label(leaf.name or "leaf", _tensor_line(leaf.shape, leaf.dtype)),
-                   fillcolor=LEAF)
+            why = self.reasons.get(leaf.name) if leaf.name else None
+            lines = [leaf.name or "leaf", _tensor_line(leaf.shape, leaf.dtype)]
+            if why:
+                lines.append(f"no grad: {marks.reason_kind(why)}")
+                self.used.add("no_grad")
+            g.node(f"b_{n.id}_leaf", _label(*lines), fillcolor=LEAF, **(marks.NO_GRAD_STYLE if why else {}))
             g.edge(f"b_{n.id}_leaf", f"b_{n.id}")
             self.used.add("leaf")
         for k, x in enumerate(saved):
@@ -604,14 +630,25 @@ class _Builder:
             self.notes.append(note)
         return plan
 
-    def _module_box(self, g, name, grp):
+    def _module_box(self, g, name, grp, heat=None):
         """A module call, or a folded run of siblings or calls, as one box."""
+        title = grp.title + ((heat[0],) if heat else ())
         if grp.repeats:
-            g.node(name, _label(*grp.title), shape="folder", fillcolor=SUMMARY)
+            g.node(name, _label(*title), shape="folder", fillcolor=heat[1] if heat else SUMMARY)
             self.used.add("module_repeat")
         else:
-            g.node(name, _label(*grp.title), shape="box3d", fillcolor=MODULE)
+            g.node(name, _label(*title), shape="box3d", fillcolor=heat[1] if heat else MODULE)
             self.used.add("module")
+
+    def _heat(self, node_ids):
+        """('saved 1.5 MiB', fill) of what ``node_ids`` saved, with heat; else None."""
+        if not self.heat:
+            return None
+        size = sum(self.bytes.get(k, 0) for k in node_ids)
+        if not size:
+            return None
+        self.used.add("heat")
+        return f"saved {byte_size(size)}", marks.heat_fill(size, self.top)
 
     def _value(self, g, v, is_root):
         lines = [v.name, _tensor_line(v.shape, v.dtype)]
@@ -629,6 +666,11 @@ class _Builder:
         attrs = {"fillcolor": fill}
         if not v.requires_grad:
             attrs["style"] = "filled,dotted"
+        why = self.reasons.get(v.name) if v.is_leaf else None
+        if why:  # a leaf with no gradient, or an all-zero one
+            lines.append(f"no grad: {marks.reason_kind(why)}")
+            attrs.update(marks.NO_GRAD_STYLE)
+            self.used.add("no_grad")
         g.node(f"f_{v.id}", _label(*lines), **attrs)
 
     def _collapse_note(self, which, plan, count, noun, counted=lambda m: True, lead=None):
@@ -657,6 +699,9 @@ class _Builder:
             ("constant", "no grad", {"fillcolor": OP, "style": "filled,dotted"}),
             ("root", "root / output", {"fillcolor": ROOT}),
             ("failing", "failing node", HIGHLIGHT),
+            ("heat", "fill: bytes saved\\nfor backward\\n(darker: more)", {"fillcolor": marks.heat_fill(1, 1)}),
+            ("no_grad", "dashed: a leaf with\\nno gradient, or an\\nall-zero one", dict(marks.NO_GRAD_STYLE,
+                                                                                  fillcolor=LEAF)),
             ("saved", "saved tensor", {"fillcolor": SAVED}),
             ("stale", "saved, modified\\nin place since", STALE),
             ("freed", "saved, freed\\nby backward", FREED),

@@ -312,7 +312,7 @@ Explorer.prototype.heat=function(on){  // each box filled by the bytes its nodes
     var bytes=n[7].reduce(function(a,x){return a+(x[5]||0);},0); if(bytes) sums[b]=(sums[b]||0)+bytes;});
   Object.keys(sums).forEach(function(b){top=Math.max(top,sums[b]);});
   Object.keys(sums).forEach(function(b){var g=self.boxes[b], s=g&&g.querySelector('polygon,ellipse,path'); if(!s) return;
-    var t=Math.log(1+sums[b])/Math.log(1+top), light=Math.round(97-45*t);
+    var t=Math.log(1+sums[b])/Math.log(1+top), light=Math.round(97-35*t);
     s.dataset.gvFill=s.getAttribute('fill')||''; s.setAttribute('fill','hsl(8,85%,'+light+'%)');
     var title=g.querySelector('title'); if(title) title.setAttribute('data-bytes',sums[b]);});};
 Explorer.prototype.bind=function(){  // the picture in the viewport: its boxes and edges by DOT name

@@ -240,8 +240,14 @@ def memory_dict(ledgers):
                 "parameter_bytes": ledger.parameter_bytes, "activation_bytes": ledger.activation_bytes,
                 "storages": ledger.storages, "by_module": dict(ledger.by_module),
                 "by_line": [{"file": site[0], "line": site[1], "bytes": size} for site, size in ledger.by_line],
-                "by_node": [{"id": k, "name": name, "bytes": size} for k, name, size in ledger.by_node]}
+                "by_node": [{"id": k, "name": name, "bytes": size} for k, name, size in ledger.by_node],
+                "checkpoint_frees": dict(ledger.checkpoint_frees), "peak_bytes": ledger.peak_bytes,
+                "earlier_bytes": ledger.earlier_bytes, "freed_bytes": ledger.freed_bytes,
+                "kept_bytes": ledger.kept_bytes,
+                "freed_later": [{"call": call, "bytes": size} for call, size in ledger.freed_later]}
     calls = [one(ledger) for ledger in ledgers]
     last = dict(calls[-1]) if calls else {"saved_bytes": 0, "by_module": {}}
     last["calls"] = calls
+    peak = max(ledgers, key=lambda ledger: ledger.peak_bytes, default=None)  # the first of equal peaks
+    last["peak"] = {"bytes": peak.peak_bytes, "call": peak.call} if peak is not None else None
     return last

@@ -325,3 +325,11 @@ def nonfinite_lines(tensors) -> list:
 def site_text(site):
     """A place in the user's code as pictures, pages and notes show it: ``train.py:42``."""
     return f"{os.path.basename(str(site[0]))}:{site[1]}" if site else None
+
+
+def byte_size(n: int) -> str:
+    """Bytes as people read them: 512 B, 3.0 KiB, 1.5 MiB."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
