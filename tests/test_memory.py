@@ -181,3 +181,14 @@ def test_with_memory_the_picture_fills_nodes_by_the_bytes_they_saved(tmp_path):
     plain = tmp_path / "plain.dot"
     invoke("run", script, "--graph", str(plain), "--view", "backward")
     assert "saved 320 B" not in plain.read_text()  # without --memory, the picture is as before
+
+
+def test_the_report_shows_the_ledger_the_reasons_and_the_nan_finding(tmp_path):
+    page = tmp_path / "r.html"
+    r = invoke("run", str(ROOT / "samples" / "why_no_grad.py"), "--memory", "--nan", "--html", str(page))
+    assert r.exit_code == 0, r.stderr
+    html = page.read_text()
+    for label in ("why no gradient", "what backward keeps (--memory)", "where a NaN starts (--nan)"):
+        assert f'<div class="gv-label">{label}</div>' in html
+    assert "Saved for backward call 1 at why_no_grad.py:30: 208 B in 4 storages" in html
+    assert "--nan: no NaN in any op&#x27;s result or any gradient of the run." in html

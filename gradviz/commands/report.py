@@ -147,8 +147,9 @@ def _stamp(command: str) -> str:
 # --------------------------------------------------------------------------- gradviz run
 
 
-def run_page(opts, program, result, cell_graphs, rep, lint, nonfinite=None) -> str:
-    """The report of ``gradviz run``. ``nonfinite``: ``--nan``'s finding, selected in its graph."""
+def run_page(opts, program, result, cell_graphs, rep, lint, nonfinite=None, ledgers=()) -> str:
+    """The report of ``gradviz run``. ``nonfinite``: ``--nan``'s finding, selected in its
+    graph; ``ledgers``: ``--memory``'s."""
     from gradviz.render import html
 
     total = len(program.cells)
@@ -163,7 +164,9 @@ def run_page(opts, program, result, cell_graphs, rep, lint, nonfinite=None) -> s
             cell = program.cells[cell_result.index]
             sections.append(_cell_section(cell, cell_result, total, program, previous, cell_graphs, pictures))
             previous = cell_result.tensors
-        sections.append(_end_section(opts, result, rep, lint, pictures, extra))
+        end = _end_section(opts, result, rep, lint, pictures, extra)
+        end.blocks = _forensics(opts, result, nonfinite, ledgers)
+        sections.append(end)
     finally:
         pictures.close()
     errors = result.errors
@@ -254,6 +257,24 @@ def _end_section(opts, result, rep, lint, pictures, extra):
         for w in lint["warnings"]:
             sec.text.append(f"Lint warning ({w['id']}, line {w.get('line')}): {w['message']}")
     return sec
+
+
+def _forensics(opts, result, nonfinite, ledgers) -> list:
+    """(label, text) of what the terminal prints under the table: why gradients are
+    missing, --memory's ledger, --nan's finding."""
+    from gradviz.render import memory, tables
+    from gradviz.render import nonfinite as nonfinite_text
+    from gradviz.render.console import as_text
+
+    blocks = []
+    if any(getattr(t, "grad_reason", None) for t in result.tensors):
+        blocks.append(("why no gradient", as_text(tables.print_grad_reasons, result.tensors)))
+    if opts.memory:
+        blocks.append(("what backward keeps (--memory)", as_text(memory.print_ledgers, ledgers)))
+    if opts.nonfinite is not None:
+        blocks.append(("where a NaN starts (--nan)", as_text(nonfinite_text.print_finding, nonfinite,
+                                                              opts.nonfinite)))
+    return blocks
 
 
 def _nonfinite(tensors):

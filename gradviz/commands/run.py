@@ -253,11 +253,12 @@ def _collect(opts: RunOptions, program, result, names, watch, cell_graphs, targe
         report.outcome = _write(report, target, opts, _nonfinite_path(report.snapshot, nonfinite), reasons)
     lint = _lint(opts, streams, result) if opts.lint else None
     tensors = report.tensors if report is not None and report.tensors is not None else result.tensors
+    ledgers = tuple(watch.recorder.memory.ledgers) if opts.memory and watch is not None else ()
     if html_path is not None:
-        report_page.write(html_path, report_page.run_page(opts, program, result, cell_graphs, report, lint, nonfinite))
+        report_page.write(html_path, report_page.run_page(opts, program, result, cell_graphs, report, lint, nonfinite,
+                                                          ledgers))
         if not want_graph:
             report = None  # the report drew the graph; the terminal shows what it showed before
-    ledgers = tuple(watch.recorder.memory.ledgers) if opts.memory and watch is not None else ()
     return RunReport(result, report, lint, tensors, target, html_path, nonfinite, ledgers)
 
 

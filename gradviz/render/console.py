@@ -41,6 +41,15 @@ def make_console(file, *, width=None, plain=False) -> Console:
                                                                 if plain else {}))
 
 
+def as_text(print_fn, *args, width: int = 100) -> str:
+    """What ``print_fn(console, *args)`` prints, as plain text (for the HTML report)."""
+    import io
+
+    buf = io.StringIO()
+    print_fn(make_console(buf, width=width, plain=True), *args)
+    return buf.getvalue().strip("\n")
+
+
 def print_text(console: Console, text: str, text_style: str = "", **print_options) -> None:
     """``text`` on ``console`` as it is, never read as markup, in ``text_style`` ("bold red");
     ``print_options`` are ``Console.print``'s (``soft_wrap=True``: one line, never wrapped;

@@ -227,6 +227,7 @@ class Section:
     tensors_title: str = ""
     figures: list = field(default_factory=list)  # of Figure
     text: list = field(default_factory=list)  # paragraphs, e.g. the second backward's outcome
+    blocks: list = field(default_factory=list)  # (label, preformatted text): --nan's finding, --memory's ledger
     failed: bool = False
 
 
@@ -244,6 +245,8 @@ def section(sec: Section, first_figure: int) -> str:
         parts.append(explanation(sec.explanation or {}))
     for paragraph in sec.text:
         parts.append(f'<p class="gv-text">{escape(paragraph)}</p>')
+    for label, text in sec.blocks:
+        parts.append(f'<div class="gv-label">{escape(label)}</div>' + text_block(text, "gv-stdout"))
     if sec.tensors_title:
         if sec.tensors:
             parts.append(f'<details class="gv-table" open><summary>{escape(sec.tensors_title)} '
