@@ -158,7 +158,8 @@ def run_cell(ip, cell: str, opts) -> None:
             scripting.show_compile_error(ce.shown, program)
             error = "".join(traceback.format_exception_only(type(ce.shown), ce.shown))
         except Exception as e:  # noqa: BLE001 - the cell's error: shown below, then the cell fails
-            error = scripting.format_error(e, program, internal).traceback
+            recorded = scripting.format_error(e, program, internal)
+            error = recorded.traceback + (recorded.hint + "\n" if recorded.hint else "")
     after = scripting.snapshot(ns, engine.Tensor, nn.Module)
     from gradviz.render import values
 

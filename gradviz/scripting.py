@@ -110,6 +110,7 @@ class CellError:
     message: str  # str(exception), verbatim
     traceback: str  # the user's traceback, gradviz's own frames removed
     line: Optional[int]  # the script line the error was raised at, when known
+    hint: str = ""  # a PyTorch name the engine lacks: gradviz's gap, and how to run anyway (missing_api)
 
 
 @dataclass(frozen=True)
@@ -435,8 +436,10 @@ def format_error(exc: BaseException, program: "Program", internal_dirs: Sequence
             line = program.where(f.lineno)[1]
             break
     strip_internal(te, internal_dirs, program)
+    from .missing_api import hint
+
     return CellError(type=type(exc).__name__, message=str(exc), traceback="".join(te.format()),
-                     line=line)
+                     line=line, hint=hint(exc))
 
 
 # --------------------------------------------------------------------------- import aliasing
@@ -977,4 +980,4 @@ def _renamed(err: CellError, type_name: str) -> CellError:
     lines = err.traceback.rstrip("\n").split("\n")
     if lines and ":" in lines[-1]:
         lines[-1] = type_name + lines[-1][lines[-1].index(":"):]
-    return CellError(type_name, err.message, "\n".join(lines) + "\n", err.line)
+    return CellError(type_name, err.message, "\n".join(lines) + "\n", err.line, err.hint)

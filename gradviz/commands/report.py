@@ -207,7 +207,8 @@ def _cell_section(cell, res, total, program, previous, cell_graphs, pictures):
     sec.notes = [n for n in program.notes if n.startswith(f"{cell.name}, ")]
     if res.error is not None:
         sec.error_line = res.error.line
-        sec.error = res.error.traceback or f"{res.error.type}: {res.error.message}"
+        sec.error = (res.error.traceback or f"{res.error.type}: {res.error.message}") + (
+            "\n" + res.error.hint if res.error.hint else "")
         sec.explanation = _explain(res.error.type, res.error.message)
     sec.tensors = scripting.changed_tensors(previous, res.tensors)
     sec.tensors_title = "Tensors this cell made or changed"

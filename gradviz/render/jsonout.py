@@ -85,7 +85,8 @@ def cell_dict(c, described: dict = None) -> dict:
     d = {
         "line": c.line,
         "stdout": c.stdout,
-        "error": None if c.error is None else {"type": c.error.type, "message": c.error.message},
+        "error": None if c.error is None else {"type": c.error.type, "message": c.error.message,
+                                               **({"hint": c.error.hint} if c.error.hint else {})},
         "tensors": tensors,
         "warnings": [w.as_dict() for w in c.warnings],
     }

@@ -302,6 +302,8 @@ def print_cell_error(console: Console, cell, total_cells: int) -> None:
     console.print(Text(f"Error in {visible(where)}:", style="bold red"))
     tb = err.traceback.rstrip("\n") or f"{err.type}: {err.message}"
     console.print(Text(visible(tb)), soft_wrap=True)
+    if getattr(err, "hint", ""):
+        console.print(Text(visible(err.hint), style="yellow"), soft_wrap=True)
 
 
 def print_error_summary(console: Console, result) -> None:

@@ -133,3 +133,8 @@ from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401
 
 _silence_float_noise()
+
+
+from . import _missing as _missing_names  # noqa: E402
+
+__getattr__ = _missing_names.module_getattr(__name__)  # a missing name, in PyTorch's words

@@ -24,3 +24,8 @@ def vecdot(x, y, *, dim=-1):
 
 
 matmul = F.matmul
+
+
+from . import _missing as _missing_names  # noqa: E402
+
+__getattr__ = _missing_names.module_getattr(__name__)  # a missing name, in PyTorch's words

@@ -13,3 +13,8 @@ def log_softmax(input, dim, *, dtype=None):
 
 def softmax(input, dim, *, dtype=None):
     return F.softmax(input, dim, dtype=dtype)
+
+
+from . import _missing as _missing_names  # noqa: E402
+
+__getattr__ = _missing_names.module_getattr(__name__)  # a missing name, in PyTorch's words

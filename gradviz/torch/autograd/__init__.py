@@ -47,3 +47,8 @@ from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 from . import graph as graph  # noqa: E402,F401
 from . import functional as functional  # noqa: E402,F401
+
+
+from .. import _missing as _missing_names  # noqa: E402
+
+__getattr__ = _missing_names.module_getattr(__name__)  # a missing name, in PyTorch's words

@@ -6,3 +6,8 @@ from ._vmap import vmap  # noqa: F401
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "stack_module_state",
            "vjp", "vmap"]
+
+
+from .. import _missing as _missing_names  # noqa: E402
+
+__getattr__ = _missing_names.module_getattr(__name__)  # a missing name, in PyTorch's words

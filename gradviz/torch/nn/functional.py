@@ -540,3 +540,8 @@ from ._functional_attention import (  # noqa: E402,F401
     multi_head_attention_forward, scaled_dot_product_attention)
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in ("np", "numbers", "warnings", "ops")]
+
+
+from .. import _missing as _missing_names  # noqa: E402
+
+__getattr__ = _missing_names.module_getattr(__name__)  # a missing name, in PyTorch's words

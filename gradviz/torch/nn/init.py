@@ -220,3 +220,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
 uniform, normal, constant = uniform_, normal_, constant_
 xavier_uniform, xavier_normal = xavier_uniform_, xavier_normal_
 kaiming_uniform, kaiming_normal = kaiming_uniform_, kaiming_normal_
+
+
+from .. import _missing as _missing_names  # noqa: E402
+
+__getattr__ = _missing_names.module_getattr(__name__)  # a missing name, in PyTorch's words

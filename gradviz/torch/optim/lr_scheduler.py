@@ -125,3 +125,8 @@ class CosineAnnealingLR(LRScheduler):
         return [(1 + math.cos(math.pi * self.last_epoch / self.T_max))
                 / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
                 * (group["lr"] - self.eta_min) + self.eta_min for group in groups]
+
+
+from .. import _missing as _missing_names  # noqa: E402
+
+__getattr__ = _missing_names.module_getattr(__name__)  # a missing name, in PyTorch's words
