@@ -587,6 +587,22 @@ def test_init_functions(call, shape, dtype):
     check(run, call)
 
 
+DEPRECATED_INIT = ["uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+                   "kaiming_uniform", "kaiming_normal", "sparse"]
+
+
+@pytest.mark.parametrize("name", DEPRECATED_INIT)
+def test_the_old_init_spellings_warn_as_pytorch_and_draw_the_same(name):
+    def run(T):
+        w = T.empty((3, 3, 3) if name == "dirac" else (4, 3))
+        args = {"constant": (0.25,), "sparse": (0.5,)}.get(name, ())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            getattr(T.nn.init, name)(w, *args)
+        return [w, [(c.category.__name__, str(c.message), c.lineno) for c in caught], getattr(T.nn.init, name).__name__]
+    check(run, 3)
+
+
 @pytest.mark.parametrize("shape", [(3, 4), (6, 2), (4, 3, 2)])
 def test_orthogonal_draws_pytorchs_normals(shape):
     """The QR factorisation is LAPACK's on both sides (not bit for bit), the draws are."""

@@ -540,6 +540,11 @@ def random_out_of_bounds(name, type_name):
     return RuntimeError(f"{name} is out of bounds for {type_name}")
 
 
+def init_deprecated_text(old_name, new_name):
+    """nn.init's old spellings (``nn.init.normal``): PyTorch's FutureWarning."""
+    return f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`."
+
+
 def random_precision_warning(name, digits, type_name):
     return (f"{name} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {type_name} can support "
             "discrete uniform distribution only within this range. This warning will become an error in version 1.7 "

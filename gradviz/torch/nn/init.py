@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from .. import _errors
 from .._namespace import F as _F
 from ..autograd.grad_mode import no_grad
 
@@ -216,10 +217,22 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     return tensor
 
 
-# Deprecated spellings without the trailing underscore.
-uniform, normal, constant = uniform_, normal_, constant_
-xavier_uniform, xavier_normal = xavier_uniform_, xavier_normal_
-kaiming_uniform, kaiming_normal = kaiming_uniform_, kaiming_normal_
+def _deprecated(method):
+    """The old spelling without the trailing underscore: PyTorch's FutureWarning, then the method."""
+    old_name = method.__name__[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        _errors.warn_at_user(_errors.init_deprecated_text(old_name, method.__name__), FutureWarning)
+        return method(*args, **kwargs)
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    return deprecated_init
+
+
+uniform, normal, constant = _deprecated(uniform_), _deprecated(normal_), _deprecated(constant_)
+eye, dirac = _deprecated(eye_), _deprecated(dirac_)
+xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
+kaiming_uniform, kaiming_normal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_)
+orthogonal, sparse = _deprecated(orthogonal_), _deprecated(sparse_)
 
 
 from .. import _missing as _missing_names  # noqa: E402
