@@ -100,3 +100,14 @@ def test_sgd_needs_no_sqrt_so_runs_on_torch_untouched(torch):
     theirs, _ = _run(_Lib(torch), OPTIMIZERS["sgd_nesterov_maximize"], 5)
     for a, b in zip(ours, theirs):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 7, 33, 1000])
+def test_engine_addcmul_fuses_as_aten(torch, dtype, n):
+    rng = np.random.default_rng(n)
+    a, b, c = (rng.standard_normal(n).astype(dtype) for _ in range(3))
+    for value in (1, 0.3, -0.001):
+        ours = gt.from_numpy(a.copy()).addcmul_(gt.from_numpy(b), gt.from_numpy(c), value=value).numpy()
+        theirs = torch.from_numpy(a.copy()).addcmul_(torch.from_numpy(b), torch.from_numpy(c), value=value).numpy()
+        np.testing.assert_array_equal(ours, theirs)
