@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from . import _dtypes, _errors
+from . import _dtypes, _errors, _libm
 from . import _kernels_reduce as KR
 
 
@@ -380,6 +380,18 @@ def fma64(a, b, c):
     bb = s - p
     s_err = (p - (s - bb)) + (c - bb)
     return s + (s_err + p_err)
+
+
+def addcmul_array(self, tensor1, tensor2, value):
+    """ATen's CPU addcmul fuses its multiply and add: fma(value * tensor1, tensor2, self),
+    rounded once (float32 and float64; other dtypes in two roundings)."""
+    scaled = value * tensor1
+    dtype = np.result_type(self, scaled, tensor2)
+    if dtype == np.float32:
+        return _libm.fused_multiply_add32(scaled, tensor2, self)
+    if dtype == np.float64:
+        return np.asarray(_libm.fused_multiply_add(scaled, tensor2, self))
+    return self + scaled * tensor2
 
 
 def check_integer_divisor(a, b):

@@ -547,7 +547,8 @@ trace = Op("TraceBackward0", lambda self, *, self_sym_sizes: np.asarray(np.trace
 lerp = Op("LerpBackward0", lambda self, end, *, weight: self + weight * (end - self), promotes=True,
           self=lambda grad, weight: grad * (1 - weight),
           end=lambda grad, weight: grad * weight)
-addcmul = Op("AddcmulBackward0", lambda self, tensor1, tensor2, *, value: self + value * tensor1 * tensor2,
+addcmul = Op("AddcmulBackward0",
+             lambda self, tensor1, tensor2, *, value: K.addcmul_array(self, tensor1, tensor2, value),
              promotes=True,
              self=lambda grad: grad,
              tensor1=lambda grad, tensor2, value: grad * tensor2 * value,

@@ -228,6 +228,21 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return _F.softmax_like(ops.softmax, "softmin", -input, dim, dtype, _stacklevel)
 
 
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """PyTorch's op sequence, so that the draws and the graph are its own: Gumbel noise
+    as -log of an exponential draw, softmax of (logits + noise) / tau, and for hard=True
+    the one-hot of the argmax passed straight through (y_hard - y_soft.detach() + y_soft)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -_F.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _F.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
 # =======================================================================================
 # dropout
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._namespace import F as _F
+from . import _aten
 from .optimizer import Optimizer, bump, scalar
 
 
@@ -38,10 +39,8 @@ class Adagrad(Optimizer):
             bump(state["step"])
             step = float(state["step"]._data)
             if group["weight_decay"] != 0:
-                g = g + scalar(group["weight_decay"], w) * w
+                g = _aten.add(g, w, group["weight_decay"])
             clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
-            state["sum"]._data += g * g  # addcmul_(grad, grad, value=1)
-            bump(state["sum"])
+            _aten.addcmul_(state["sum"], g, g)
             std = np.sqrt(state["sum"]._data) + scalar(group["eps"], w)
-            w += scalar(-clr, w) * (g / std)
-            bump(p)
+            _aten.addcdiv_(p, g, std, -clr)

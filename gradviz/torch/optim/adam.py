@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._namespace import F as _F
+from . import _aten
 from .optimizer import Optimizer, bump, scalar
 
 
@@ -53,14 +54,12 @@ class Adam(Optimizer):
             bump(step_t)
             if weight_decay != 0:
                 if decoupled:
-                    w *= scalar(1 - lr * weight_decay, w)
-                    bump(p)
+                    _aten.mul_(p, 1 - lr * weight_decay)
                 else:
-                    g = g + scalar(weight_decay, w) * w  # grad.add(param, alpha=weight_decay)
-            _lerp_(exp_avg, g, 1 - beta1)
-            exp_avg_sq._data *= scalar(beta2, w)
-            exp_avg_sq._data += scalar(1 - beta2, w) * (g * g)
-            bump(exp_avg_sq, exp_avg_sq)
+                    g = _aten.add(g, w, weight_decay)
+            _aten.lerp_(exp_avg, g, 1 - beta1)
+            _aten.mul_(exp_avg_sq, beta2)
+            _aten.addcmul_(exp_avg_sq, g, g, 1 - beta2)
             step = float(step_t._data)
             bias_correction1 = 1 - beta1 ** step
             bias_correction2 = 1 - beta2 ** step
@@ -73,19 +72,7 @@ class Adam(Optimizer):
                 denom = np.sqrt(peak._data) / scalar(bias_correction2_sqrt, w) + scalar(eps, w)
             else:
                 denom = np.sqrt(exp_avg_sq._data) / scalar(bias_correction2_sqrt, w) + scalar(eps, w)
-            w += scalar(-step_size, w) * (exp_avg._data / denom)  # param.addcdiv_(exp_avg, denom, value=-step_size)
-            bump(p)
-
-
-def _lerp_(t, end, weight):
-    """PyTorch's CPU lerp: two formulas, picked by weight, for accuracy at both ends."""
-    a = t._data
-    wgt = scalar(weight, a)
-    if weight < 0.5:
-        a += wgt * (end - a)
-    else:
-        a[...] = end - (end - a) * scalar(1 - weight, a)
-    bump(t)
+            _aten.addcdiv_(p, exp_avg._data, denom, -step_size)
 
 
 class AdamW(Adam):

@@ -15,6 +15,7 @@ from .. import _errors
 from .._namespace import F as _F
 from .._tensor import Tensor, zero_grads
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..nn.modules.module import typename
 
 
 class _RequiredParameter:
@@ -36,13 +37,6 @@ def scalar(value, array):
     return array.dtype.type(value)
 
 
-def _typename(obj):
-    if isinstance(obj, Tensor):
-        return obj.type()
-    return type(obj).__module__ + "." + type(obj).__qualname__ if type(obj).__module__ != "builtins" \
-        else type(obj).__qualname__
-
-
 class Optimizer:
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -51,7 +45,7 @@ class Optimizer:
         self._step_calls = 0
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
-                            "got " + _typename(params))
+                            "got " + typename(params))
         param_groups = list(params)
         if len(param_groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
@@ -90,7 +84,7 @@ class Optimizer:
             param_group["params"] = list(params)
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + typename(param))
             if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise _errors.optimize_nonleaf()
         for name, default in self.defaults.items():

@@ -3,7 +3,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._namespace import F as _F
-from .adam import _lerp_
+from . import _aten
 from .optimizer import Optimizer, bump, scalar
 
 
@@ -45,24 +45,21 @@ class RMSprop(Optimizer):
             state["step"]._data += 1
             bump(state["step"])
             if group["weight_decay"] != 0:
-                g = g + scalar(group["weight_decay"], w) * w
+                g = _aten.add(g, w, group["weight_decay"])
             square_avg = state["square_avg"]
-            square_avg._data *= scalar(alpha, w)
-            square_avg._data += scalar(1 - alpha, w) * (g * g)
-            bump(square_avg, square_avg)
+            _aten.mul_(square_avg, alpha)
+            _aten.addcmul_(square_avg, g, g, 1 - alpha)
             if group["centered"]:
                 grad_avg = state["grad_avg"]
-                _lerp_(grad_avg, g, 1 - alpha)
-                avg = np.sqrt(square_avg._data - grad_avg._data * grad_avg._data)
+                _aten.lerp_(grad_avg, g, 1 - alpha)
+                avg = np.sqrt(_aten.addcmul(square_avg._data, grad_avg._data, grad_avg._data, -1))
             else:
                 avg = np.sqrt(square_avg._data)
             avg = avg + scalar(eps, w)
             if momentum > 0:
                 buf = state["momentum_buffer"]
-                buf._data *= scalar(momentum, w)
-                buf._data += g / avg
-                bump(buf, buf)
-                w += scalar(-lr, w) * buf._data
+                _aten.mul_(buf, momentum)
+                _aten.addcdiv_(buf, g, avg)
+                _aten.add_(p, buf._data, -lr)
             else:
-                w += scalar(-lr, w) * (g / avg)
-            bump(p)
+                _aten.addcdiv_(p, g, avg, -lr)

@@ -1,8 +1,10 @@
-"""SGD with momentum, dampening, weight decay, Nesterov and maximize (PyTorch's formulas)."""
+"""SGD with momentum, dampening, weight decay, Nesterov and maximize: PyTorch's single-tensor
+update, op for op (`_aten` rounds each op as ATen does)."""
 import numpy as np
 
 from .._namespace import F as _F
-from .optimizer import Optimizer, bump, scalar
+from . import _aten
+from .optimizer import Optimizer
 
 
 class SGD(Optimizer):
@@ -30,17 +32,15 @@ class SGD(Optimizer):
             if maximize:
                 g = -g
             if weight_decay != 0:
-                g = g + scalar(weight_decay, w) * w  # grad.add(param, alpha=weight_decay)
+                g = _aten.add(g, w, weight_decay)
             if momentum != 0:
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
                 if buf is None:
                     buf = _F.from_numpy(np.array(g, dtype=w.dtype, copy=True))  # grad.detach().clone()
                 else:
-                    buf._data *= scalar(momentum, w)
-                    buf._data += scalar(1 - dampening, w) * g
-                    bump(buf, buf)
+                    _aten.mul_(buf, momentum)
+                    _aten.add_(buf, g, 1 - dampening)
                 state["momentum_buffer"] = buf
-                g = g + scalar(momentum, w) * buf._data if nesterov else buf._data
-            w += scalar(-lr, w) * g  # param.add_(grad, alpha=-lr)
-            bump(p)
+                g = _aten.add(g, buf._data, momentum) if nesterov else buf._data
+            _aten.add_(p, g, -lr)

@@ -20,10 +20,18 @@ def torch_module_name(namespace, name):
 
 
 def typename(obj):
+    """torch.typename: a tensor by its type(), a class or function by its own name, any
+    other object by its class's (so nn.Sequential(int) names `int`, not `type`)."""
     if isinstance(obj, Tensor):
         return obj.type()
-    module = getattr(type(obj), "__module__", "") or ""
-    qualname = type(obj).__qualname__
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = type(obj).__module__ or ""
+        qualname = type(obj).__qualname__
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
