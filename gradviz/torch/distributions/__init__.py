@@ -2,7 +2,9 @@
 Categorical, Normal, OneHotCategorical(StraightThrough), Uniform and kl_divergence, each
 the op sequence PyTorch runs, so samples after manual_seed, values, gradients and grad_fn
 names agree (docs/limits.md lists what is not here)."""
-from . import constraints, kl  # noqa: F401
+from ..nn.modules.module import torch_module_name
+from . import (bernoulli, categorical, constraints, distribution, exp_family, kl, normal,  # noqa: F401
+               one_hot_categorical, uniform, utils)
 from .bernoulli import Bernoulli  # noqa: F401
 from .categorical import Categorical  # noqa: F401
 from .distribution import Distribution  # noqa: F401
@@ -16,3 +18,9 @@ __all__ = [
     "Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Uniform", "kl_divergence", "register_kl",
 ]
+
+# type(d) prints as PyTorch's <class 'torch.distributions.normal.Normal'>, and so do the
+# messages that name a class.
+for _module in (bernoulli, categorical, constraints, distribution, exp_family, normal, one_hot_categorical, uniform,
+                utils):
+    torch_module_name(vars(_module), _module.__name__.partition(".")[2])
