@@ -1,7 +1,7 @@
 """torch.distributions on the engine: PyTorch 2.13's Distribution base, Bernoulli,
 Categorical, Normal, OneHotCategorical(StraightThrough), Uniform and kl_divergence, each
 the op sequence PyTorch runs, so samples after manual_seed, values, gradients and grad_fn
-names agree (docs/limits.md lists what is not here)."""
+names agree (docs/real-pytorch.md says what is not here)."""
 from ..nn.modules.module import torch_module_name
 from . import (bernoulli, categorical, constraints, distribution, exp_family, kl, normal,  # noqa: F401
                one_hot_categorical, uniform, utils)
