@@ -33,7 +33,8 @@ KNOWN = {
     "index tensors": "gradviz's engine keeps integer and boolean index tensors (index, indices, mask) as plain "
                      "arrays, so they are not freed; PyTorch saves them as tensors and frees them",
     "options": "slots one engine saves and the other does not (gradviz: cat's sizes, layer_norm's eps, "
-               "batch_norm's momentum; PyTorch: elu's scale and input_scale, gather's self and sparse_grad) "
+               "batch_norm's momentum; PyTorch: elu's scale and input_scale, gather's self and sparse_grad, "
+               "index_put's accumulate) "
                "or saves otherwise (var's correction: None in PyTorch, the number in gradviz)",
     "view replay": "after an in-place op on a view, gradviz regenerates the view with AsStridedBackward0 and "
                    "saves its own chain of view ops; PyTorch replays the view op itself (SliceBackward0) or saves "
@@ -59,7 +60,8 @@ KNOWN = {
 SYM = ("_sym_sizes", "_sym_strides", "_sym_argsize", "_sym_numel")
 OPTIONS = {("CatBackward0", "sizes"), ("NativeLayerNormBackward0", "eps"), ("NativeBatchNormBackward0", "momentum"),
            ("EluBackward0", "scale"), ("EluBackward0", "input_scale"), ("GatherBackward0", "self"),
-           ("GatherBackward0", "sparse_grad"), ("VarBackward0", "correction"), ("StdBackward0", "correction")}
+           ("GatherBackward0", "sparse_grad"), ("VarBackward0", "correction"), ("StdBackward0", "correction"),
+           ("IndexPutBackward0", "accumulate")}
 LOSSES = ("NllLossBackward0", "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0")
 RENAMED = {("MaxBackward0", "result1"): "indices", ("MinBackward0", "result1"): "indices",
            ("SortBackward0", "result1"): "indices", ("NllLossBackward0", "result1"): "total_weight",

@@ -131,6 +131,7 @@ from .nn.modules._rnn_impl import (gru, gru_cell, lstm, lstm_cell, rnn_relu, rnn
 from . import random  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401
+from . import distributions  # noqa: E402,F401
 
 _silence_float_noise()
 

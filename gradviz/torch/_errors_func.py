@@ -375,3 +375,75 @@ def stack_module_state_classes():
 
 def stack_module_state_requires_grad(name):
     return RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+
+
+# ----- torch.distributions ------------------------------------------------------------------
+def distribution_broadcast_types():
+    return ValueError("Input arguments must all be instances of Number, torch.Tensor or objects implementing "
+                      "__torch_function__.")
+
+
+def distribution_probs_or_logits():
+    return ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+def distribution_parameter_dim(name):
+    return ValueError(f"`{name}` parameter must be at least one-dimensional.")
+
+
+def distribution_invalid_parameter(name, value, distribution, constraint):
+    return ValueError(f"Expected parameter {name} ({type(value).__name__} of shape {tuple(value.shape)}) of "
+                      f"distribution {distribution!r} to satisfy the constraint {constraint!r}, but found invalid "
+                      f"values:\n{value}")
+
+
+def distribution_value_not_tensor():
+    return ValueError("The value argument to log_prob must be a Tensor")
+
+
+def distribution_event_shape(value_size, event_shape):
+    return ValueError(f"The right-most size of value must match event_shape: {value_size} vs {event_shape}.")
+
+
+def distribution_value_not_broadcastable(actual_shape, expected_shape):
+    return ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual_shape} vs {expected_shape}.")
+
+
+def distribution_value_outside_support(value, support, distribution):
+    return ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be within "
+                      f"the support ({support!r}) of the distribution {distribution!r}, but found invalid "
+                      f"values:\n{value}")
+
+
+def distribution_expand_needs_override(subclass, cls):
+    return NotImplementedError(f"Subclass {subclass} of {cls} that defines a custom __init__ method must also "
+                               "define a custom .expand() method.")
+
+
+def distribution_no_arg_constraints_warning(cls):
+    return (f"{cls} does not define `arg_constraints`. Please set `arg_constraints = {{}}` or initialize the "
+            "distribution with `validate_args=False` to turn off validation.")
+
+
+def distribution_no_support_warning(cls):
+    return (f"{cls} does not define `support` to enable sample validation. Please initialize the distribution "
+            "with `validate_args=False` to turn off validation.")
+
+
+def kl_not_implemented(p, q):
+    return NotImplementedError(f"No KL(p || q) is implemented for p type {type(p).__name__} and q type "
+                               f"{type(q).__name__}")
+
+
+def kl_between_exponential_families():
+    # PyTorch's message carries the indentation of its source's line continuation.
+    return NotImplementedError("The cross KL-divergence between different exponential families cannot "
+                               "                            be computed using Bregman divergences")
+
+
+def kl_ambiguous_warning(type_p, type_q, left_p, right_q):
+    return (f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please register_kl({left_p.__name__}, "
+            f"{right_q.__name__})")
+
+
+SAMPLE_N_DEPRECATED = "`sample_n(n)` will be deprecated. Use `sample((n,))` instead."

@@ -33,6 +33,8 @@ def _fma(a, b, c):
     result = total.astype(F32)
     halfway = (total.view(np.uint64) & _TIE_BITS) == _TIE
     if halfway.any():
+        if total.ndim == 0:  # nonzero() refuses 0-d arrays: redo the one element as a 1-d array
+            return _fma(np.reshape(a, 1), np.reshape(b, 1), np.reshape(c, 1)).reshape(())
         where = np.nonzero(halfway)
         p, q, s = product[where], np.broadcast_to(c, total.shape)[where], total[where]
         back = s - p

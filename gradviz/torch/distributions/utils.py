@@ -1,0 +1,93 @@
+"""torch.distributions.utils: what the distributions share (broadcasting their parameters,
+the standard normal draw, logits <-> probabilities, lazily computed parameters), each
+the op sequence PyTorch 2.13 runs, so values, random streams and grad_fn names agree."""
+import functools
+
+from .. import _dtypes, _errors_func as E, _kernels as K
+from .._namespace import F
+from .._tensor import Tensor
+from .._type_info import finfo
+from ..autograd.grad_mode import enable_grad
+from ..nn import functional as nn_functional
+
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+
+euler_constant = 0.57721566490153286060  # the Euler-Mascheroni constant
+#: What PyTorch counts as a number among a distribution's parameters (numpy's float64 is a float).
+NUMBER_TYPES = (int, float, bool)
+
+
+def broadcast_tensors(*tensors):
+    """torch.broadcast_tensors: each tensor expanded to the common shape; one already of
+    that shape comes back as itself, not a view (as ATen's expand_outplace returns it)."""
+    shape = tuple(tensors[0].shape)
+    for t in tensors[1:]:
+        shape = K.broadcast_shapes(shape, tuple(t.shape))
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
+
+
+def broadcast_all(*values):
+    """The parameters as tensors of one shape: numbers become tensors of the first tensor's
+    dtype (the default dtype if all are numbers), then all are broadcast."""
+    if not all(isinstance(v, (Tensor, *NUMBER_TYPES)) for v in values):
+        raise E.distribution_broadcast_types()
+    if not all(isinstance(v, Tensor) for v in values):
+        dtype = next((v.dtype for v in values if isinstance(v, Tensor)), _dtypes.DEFAULTS.float_dtype)
+        values = [v if isinstance(v, Tensor) else F.tensor(v, dtype=dtype) for v in values]
+    return broadcast_tensors(*values)
+
+
+def standard_normal(shape, dtype):
+    """PyTorch's _standard_normal outside tracing: torch.empty(shape).normal_()."""
+    return F.empty(shape, dtype=dtype).normal_()
+
+
+def sum_rightmost(value, dim):
+    """``value`` with its ``dim`` rightmost dims summed out."""
+    if dim == 0:
+        return value
+    return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
+
+
+def logits_to_probs(logits, is_binary=False):
+    if is_binary:
+        return F.sigmoid(logits)
+    return nn_functional.softmax(logits, dim=-1)
+
+
+def clamp_probs(probs):
+    """``probs`` clamped to [eps, 1 - eps], eps the dtype's machine epsilon."""
+    eps = finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs, is_binary=False):
+    ps_clamped = clamp_probs(probs)
+    if is_binary:
+        return F.log(ps_clamped) - F.log1p(-ps_clamped)
+    return F.log(ps_clamped)
+
+
+class lazy_property:
+    """A parameter computed from another on first read (Categorical's logits from its probs),
+    under enable_grad so it stays differentiable, then stored on the instance."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        functools.update_wrapper(self, wrapped)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return _LazyPropertyAndProperty(self.wrapped)
+        with enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
+
+
+class _LazyPropertyAndProperty(lazy_property, property):
+    """What a lazy property is on the class: a lazy_property to validation, a property to
+    documentation tools."""
+
+    def __init__(self, wrapped):
+        property.__init__(self, wrapped)
