@@ -24,3 +24,8 @@ __all__ = [
 for _module in (bernoulli, categorical, constraints, distribution, exp_family, normal, one_hot_categorical, uniform,
                 utils):
     torch_module_name(vars(_module), _module.__name__.partition(".")[2])
+
+
+from .. import _missing as _missing_names  # noqa: E402
+
+__getattr__ = _missing_names.module_getattr(__name__)  # a missing name, in PyTorch's words
