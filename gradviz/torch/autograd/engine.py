@@ -473,7 +473,7 @@ def unpack_saved(node):
             if cls is SavedTensor:
                 value = value.unpack(node)
             elif cls is SavedScalar:
-                value = value.value
+                value = value.value if value.hooks is None else value.as_tensor().item()
             elif cls is FreedSlot:
                 raise _errors.freed(node=node, freed_by=node._freed_by)
             values[name] = value
@@ -556,6 +556,8 @@ def _raw_outputs(node, formulas, grad):
                     if for_input:  # a number given for a tensor input
                         value = K.scalar_as_array(value, grad)
                 elif cls is SavedScalar:
+                    if value.hooks is not None:
+                        return None
                     value = value.value
                 elif cls is FreedSlot:
                     raise _errors.freed(node=node, freed_by=node._freed_by)
