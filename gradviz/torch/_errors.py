@@ -368,6 +368,12 @@ def saved_hooks_after_free():
         "saved_tensor_hooks_after_free")
 
 
+def degrees_of_freedom_warning(name):
+    return (f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+            "(input numel divided by output numel). (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
+
+
 def takes_no_arguments(name, args, kwargs):
     """CPython's refusal for a builtin function of no arguments (METH_NOARGS) given some."""
     if kwargs:

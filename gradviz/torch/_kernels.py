@@ -346,10 +346,15 @@ def vector_norm(x, ord, dim, keepdim):
 
 
 def var_array(x, dim, correction, keepdim):
+    """The variance with ``correction`` (PyTorch's sum of squares / max(0, n - correction)):
+    nan for an empty input, as ATen fills a trivial reduction, and for a slice of one
+    element; inf where no degrees of freedom are left over unequal values."""
+    if x.size == 0:
+        return np.full(np.sum(x, axis=dim, keepdims=keepdim).shape, np.nan, x.dtype)
     n = x.size if dim is None else int(np.prod([x.shape[d] for d in dim]))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(np.var(x, axis=dim, keepdims=keepdim, dtype=x.dtype) * (n / max(n - correction, 0)),
-                          dtype=x.dtype)
+        scale = np.float64(n) / np.float64(max(n - correction, 0))
+        return np.asarray(np.var(x, axis=dim, keepdims=keepdim, dtype=x.dtype) * scale, dtype=x.dtype)
 
 
 def logsumexp_array(x, dim, keepdim):
