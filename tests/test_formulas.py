@@ -27,7 +27,8 @@ EXPECTED = {  # of SCRIPT's graph, on either engine
     "SumBackward0": (("self", "F.expand(grad, self_sym_sizes)"),),
     "TanhBackward0": (("self", "F.tanh_backward(grad, result)"),),
     "MulBackward0": (("self", "grad * F.conj(other)"), ("other", "grad * F.conj(self)")),
-    "MmBackward0": (("self", "grad.mm(F.conj(mat2.t()))"), ("mat2", "F.conj(self.t()).mm(grad)")),
+    "MmBackward0": (("self", "mm_mat1_backward(grad, mat2, self_sym_strides, 1)"),
+                    ("mat2", "mm_mat2_backward(grad, self, mat2_sym_strides, 1)")),
     "AccumulateGrad": (),
 }
 

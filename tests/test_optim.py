@@ -74,9 +74,12 @@ OPTIMIZERS = [
 def test_trajectory_matches_torch(torch, name, make):
     gp, gopt, gh = _trajectory(G, make)
     tp, topt, th = _trajectory(lib(torch), make)
+    # The forward's float32 tanh differs from ATen's in the last bit on a third of inputs
+    # (docs/limits.md); "groups"' lr 0.3 on the bias makes that grow about 4x a step.
+    rtol = 1e-4 if name == "groups" else 1e-5
     for step, (g_params, t_params) in enumerate(zip(gh, th)):
         for a, b in zip(g_params, t_params):
-            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=f"step {step}")
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-6, err_msg=f"step {step}")
     assert [p._version for p in gp] == [p._version for p in tp]
     gs, ts = gopt.state_dict(), topt.state_dict()
     assert gs["param_groups"] == ts["param_groups"]

@@ -14,8 +14,9 @@ from ._tensor import Size, Tensor  # noqa: F401
 from ._dtypes import promote_types  # noqa: F401
 from ._type_info import finfo, iinfo  # noqa: F401
 from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401
-from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
-                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .autograd.grad_mode import (enable_grad, inference_mode, is_anomaly_check_nan_enabled,  # noqa: F401
+                                 is_anomaly_enabled, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                                 set_grad_enabled)
 from . import autograd  # noqa: F401
 from . import _functions
 from ._namespace import F as _F

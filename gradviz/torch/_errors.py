@@ -368,9 +368,46 @@ def saved_hooks_after_free():
         "saved_tensor_hooks_after_free")
 
 
+def degrees_of_freedom_warning(name):
+    return (f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+            "(input numel divided by output numel). (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
+
+
+def takes_no_arguments(name, args, kwargs):
+    """CPython's refusal for a builtin function of no arguments (METH_NOARGS) given some."""
+    if kwargs:
+        return TypeError(f"{name}() takes no keyword arguments")
+    return TypeError(f"{name}() takes no arguments ({len(args)} given)")
+
+
+def saved_hooks_on_none():
+    return RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+
+
 def saved_hooks_already_set():
     return RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one "
                         "pair of hooks is allowed at a time.")
+
+
+ANOMALY_ENABLED_WARNING = ("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+                           "enabled for debugging.")
+
+
+def pack_hook_modified_input():
+    return RuntimeError(
+        "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot be "
+        "modified by in-place operations as this can lead to unexpected side-effects. Please open an issue if you "
+        "need to perform in-place operations on the input to a pack hook.")
+
+
+def unpack_hook_not_tensor(result):
+    # THPUtils_typename: the type's tp_name, a Python class's bare name (``int``, ``NoneType``,
+    # ``MyBox``), a C type's as its module set it (``numpy.ndarray``)
+    kind = type(result)
+    heap_type = kind.__flags__ & (1 << 9)  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+    name = kind.__name__ if heap_type or kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    return TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {name}")
 
 
 def derivative_not_implemented(what):

@@ -37,11 +37,12 @@ def scatter_into_zeros(grad, sizes, dim, index):
 
 def masked_fill(input, mask, value):
     mask = mask._data if isinstance(mask, _tensor.Tensor) else np.asarray(mask)
+    K.broadcast_shapes(mask.shape, input._data.shape)  # ATen's expand_outplace(mask, self), before any check
+    if isinstance(value, _tensor.Tensor) and value._data.ndim != 0:  # checked before the mask's dtype
+        raise _errors.masked_fill_value_dim(value._data.ndim)
     if mask.dtype != np.bool_:
         raise _errors.masked_fill_mask_dtype(_C_TYPE_NAMES.get(mask.dtype.name, mask.dtype.name))
     if isinstance(value, _tensor.Tensor):
-        if value._data.ndim != 0:
-            raise _errors.masked_fill_value_dim(value._data.ndim)
         return apply(_ops.masked_fill_tensor, (input, value), {"mask": mask})
     return apply(_ops.masked_fill, (input,), {"mask": mask, "value": value})
 

@@ -2,7 +2,7 @@
 rules; the autograd bookkeeping is in autograd/inplace.py."""
 import numpy as np
 
-from . import _errors, _ops, _tensor
+from . import _errors, _kernels as K, _ops, _tensor
 from ._common import (
     _C_TYPE_NAMES, _alpha, _inplace, _int, _is_number, _min, _other, _resolve_dtype, _shape_args, wrap_dim)
 from ._namespace import F  # the other families' functions, read at call time
@@ -137,11 +137,12 @@ def clamp_max_(self, max):
 
 def masked_fill_(self, mask, value):
     mask = mask._data if isinstance(mask, _tensor.Tensor) else np.asarray(mask)
+    if isinstance(value, _tensor.Tensor) and value._data.ndim != 0:  # checked before the mask's dtype
+        raise _errors.masked_fill_value_dim(value._data.ndim)
     if mask.dtype != np.bool_:
         raise _errors.masked_fill_mask_dtype(_C_TYPE_NAMES.get(mask.dtype.name, mask.dtype.name))
+    K.broadcast_shapes(self._data.shape, mask.shape)  # TensorIterator: the output (self) first, then the mask
     if isinstance(value, _tensor.Tensor):
-        if value._data.ndim != 0:
-            raise _errors.masked_fill_value_dim(value._data.ndim)
         return _inplace(_ops.masked_fill_tensor, self, (self, value), {"mask": mask})
     return _inplace(_ops.masked_fill, self, (self,), {"mask": mask, "value": value})
 

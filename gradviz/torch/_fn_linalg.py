@@ -28,7 +28,14 @@ def mm(input, mat2, *, out=None):
         raise RuntimeError("mat2 must be a matrix")
     K.check_mm(input._data, mat2._data)
     _check_same_dtype(input, mat2, "mm")
-    return apply(_ops.mm, (input, mat2), {})
+    return apply(_ops.mm, (input, mat2), {"self_sym_strides": _strides_for_grad(input),
+                                          "mat2_sym_strides": _strides_for_grad(mat2)})
+
+
+def _strides_for_grad(t):
+    """What mm's node keeps of an operand's layout (PyTorch's strides_or_error): its
+    strides when it requires grad, its gradient's layout follows them; else ()."""
+    return t.stride() if t._requires_grad else ()
 
 
 def _check_same_dtype(a, b, what):
@@ -89,7 +96,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         if isinstance(t, _tensor.Tensor) and t._data.dtype != mat2._data.dtype:
             raise _errors.same_dtype(name, "mat2", _dtype_word(t.dtype), _dtype_word(mat2.dtype))
     F._check_expand(input._data.shape, (mat1._data.shape[0], mat2._data.shape[1]))
-    return apply(_ops.addmm, (input, mat1, mat2), {"beta": beta, "alpha": alpha})
+    return apply(_ops.addmm, (input, mat1, mat2), {"beta": beta, "alpha": alpha,
+                                                   "mat1_sym_strides": _strides_for_grad(mat1),
+                                                   "mat2_sym_strides": _strides_for_grad(mat2)})
 
 
 def matmul(input, other, *, out=None):

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from . import _ops, _ops_nn, _tensor
+from . import _errors, _ops, _ops_nn, _tensor
 from ._common import (
     _bool, _dims, _dtype_word, _float, _int, _max, _new_leaf, _require_tensor, _resolve_dtype, _return_type, apply,
     wrap_dim)
@@ -134,16 +134,29 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _check_floating(input, "var")
     if isinstance(dim, _bool):
         unbiased, dim = dim, None
-    return apply(_ops.var, (input,), {"dim": _reduce_dims(input, dim), "correction": _correction(unbiased, correction),
-                                      "keepdim": keepdim})
+    dim, correction = _reduce_dims(input, dim), _correction(unbiased, correction)
+    _warn_degrees_of_freedom("var", input, dim, correction)
+    return apply(_ops.var, (input,), {"dim": dim, "correction": correction, "keepdim": keepdim})
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     _check_floating(input, "var")
     if isinstance(dim, _bool):
         unbiased, dim = dim, None
-    return apply(_ops.std, (input,), {"dim": _reduce_dims(input, dim), "correction": _correction(unbiased, correction),
-                                      "keepdim": keepdim})
+    dim, correction = _reduce_dims(input, dim), _correction(unbiased, correction)
+    _warn_degrees_of_freedom("std", input, dim, correction)
+    return apply(_ops.std, (input,), {"dim": dim, "correction": correction, "keepdim": keepdim})
+
+
+def _warn_degrees_of_freedom(name, input, dim, correction):
+    """ATen's warn_invalid_degrees_of_freedom: each reduced slice has (input numel / output
+    numel, 0 when there is no output) elements; at most ``correction`` of them warns."""
+    shape = input._data.shape
+    reduced = range(len(shape)) if dim is None else dim
+    outputs = _int(np.prod([size for d, size in enumerate(shape) if d not in reduced]))
+    per_slice = 0 if outputs == 0 else input._data.size // outputs
+    if per_slice - correction <= 0:
+        _errors.warn_at_user(_errors.degrees_of_freedom_warning(name))
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -205,10 +218,19 @@ def norm_backward(grad, self, ord, dim, keepdim, result):
 
 
 def var_backward(grad, self, dim, correction, keepdim):
-    n = self._data.size if dim is None else _int(np.prod([self._data.shape[d] for d in dim]))
+    """PyTorch's var_backward, in its order: (2 / (n - correction)) * grad * (self - mean).
+    Over every element with no degrees of freedom left it is inf, and nan where self is its
+    mean; over dims, 2 / 0 is C++'s inf (and a negative count a negative factor)."""
+    if self._data.ndim == 0 or dim is None:
+        dof = self._data.size - correction
+        if dof <= 0:
+            return grad * F.where(self == F.mean(self), _float("nan"), _float("inf"))
+        return (2.0 / dof) * grad * (self - F.mean(self))
+    dof = _int(np.prod([self._data.shape[d] for d in dim])) - correction
     grad = _keep(grad, dim, keepdim)
-    centred = self - (F.mean(self) if dim is None else F.mean(self, dim, keepdim=True))
-    return grad * centred * (2.0 / _max(n - correction, 0))
+    with np.errstate(divide="ignore"):
+        factor = _float(np.divide(2.0, np.float64(dof)))
+    return factor * grad * (self - F.mean(self, dim, keepdim=True))
 
 
 def prod_backward(grad, input, result, dim, keepdim):

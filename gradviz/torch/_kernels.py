@@ -4,6 +4,7 @@ import os
 import numpy as np
 
 from . import _dtypes, _errors, _libm
+from ._libm import fused_multiply_add, fused_multiply_add32
 from . import _kernels_reduce as KR
 
 
@@ -118,11 +119,23 @@ def check_mm(a, b):
 
 
 def tanh_backward_array(grad_output, output):
-    """PyTorch's tanh_backward: grad_output * (1 - output * output); the 1 comes as a cached
-    0-d array of output's dtype (scalar_as_array: the same bits, numpy's faster path)."""
+    """PyTorch's tanh_backward: grad_output * (1 - output * output), where its AVX2 and
+    AVX-512 kernels (vector loop and leftovers alike) fuse 1 - output * output into one FMA,
+    rounded once; float16 is computed in float32 and rounded at the end, as ATen does."""
     if output.dtype.kind == "c":
         return grad_output * np.conj(1 - output * output)
-    return grad_output * (scalar_as_array(1.0, output) - output * output)
+    if output.dtype == np.float64 or output.dtype == np.float32:
+        return grad_output * _one_minus_square(output)
+    wide = _one_minus_square(output.astype(np.float32))
+    return (np.asarray(grad_output, np.float32) * wide).astype(output.dtype)
+
+
+def _one_minus_square(y):
+    """1 - y * y rounded once (the FMA), in y's dtype, float32 or float64."""
+    flat = y.reshape(-1)  # (the FMA helpers index their halfway cases: at least 1-D)
+    if y.dtype == np.float64:
+        return fused_multiply_add(-flat, flat, 1.0).reshape(y.shape)
+    return fused_multiply_add32(-flat, flat, np.float32(1)).reshape(y.shape)
 
 
 def sigmoid_backward_array(grad_output, output):
@@ -333,10 +346,15 @@ def vector_norm(x, ord, dim, keepdim):
 
 
 def var_array(x, dim, correction, keepdim):
+    """The variance with ``correction`` (PyTorch's sum of squares / max(0, n - correction)):
+    nan for an empty input, as ATen fills a trivial reduction, and for a slice of one
+    element; inf where no degrees of freedom are left over unequal values."""
+    if x.size == 0:
+        return np.full(np.sum(x, axis=dim, keepdims=keepdim).shape, np.nan, x.dtype)
     n = x.size if dim is None else int(np.prod([x.shape[d] for d in dim]))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(np.var(x, axis=dim, keepdims=keepdim, dtype=x.dtype) * (n / max(n - correction, 0)),
-                          dtype=x.dtype)
+        scale = np.float64(n) / np.float64(max(n - correction, 0))
+        return np.asarray(np.var(x, axis=dim, keepdims=keepdim, dtype=x.dtype) * scale, dtype=x.dtype)
 
 
 def logsumexp_array(x, dim, keepdim):

@@ -182,6 +182,31 @@ def _where_selected(grad, self, result):
     return mask * (grad / mask.sum())
 
 
+def mm_mat1_backward(grad, mat2, mat1_strides, alpha):
+    """PyTorch's mm_mat1_backward: a column-major mat1 gets a column-major gradient,
+    (mat2 @ grad^T)^T; any other mat1 the row-major grad @ mat2^H. The layout is what
+    AccumulateGrad and hooks then see."""
+    if mat1_strides[0] == 1 and mat1_strides[1] == grad.shape[0]:
+        result = F.conj(mat2).mm(grad.t()).t()
+    else:
+        result = grad.mm(F.conj(mat2.t()))
+    return result if alpha == 1 else result * _conj_number(alpha)
+
+
+def mm_mat2_backward(grad, mat1, mat2_strides, alpha):
+    """PyTorch's mm_mat2_backward: column-major (grad^T @ mat1)^T for a column-major mat2,
+    else mat1^H @ grad."""
+    if mat2_strides[0] == 1 and mat2_strides[1] == mat1.shape[1]:
+        result = grad.t().mm(F.conj(mat1)).t()
+    else:
+        result = F.conj(mat1.t()).mm(grad)
+    return result if alpha == 1 else result * _conj_number(alpha)
+
+
+def _conj_number(value):
+    return value.conjugate() if isinstance(value, complex) else value
+
+
 def _invert(perm):
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
@@ -216,7 +241,9 @@ mul = Op("MulBackward0", np.multiply, promotes=True, arithmetic=True,
          other=lambda grad, self: grad * F.conj(self))
 div = Op("DivBackward0", lambda self, other: K.true_divide_arrays(self, other), promotes=True, arithmetic=True,  # see _promote
          self=lambda grad, other: grad / F.conj(other),
-         other=lambda grad, self, other: -grad * F.conj(self / (other * other)))
+         # PyTorch's div_tensor_other_backward, in its order: (self / other) / other never
+         # overflows where other * other would
+         other=lambda grad, self, other: -grad * F.conj((self / other) / other))
 neg = Op("NegBackward0", lambda self: -self, self=lambda grad: -grad)
 reciprocal = Op("ReciprocalBackward0", lambda self: K.true_divide_arrays(1, self),
                 self=lambda grad, result: -grad * F.conj(result * result))
@@ -241,9 +268,9 @@ pow_scalar_base = Op("PowBackward2", lambda self, exponent: K.power_arrays(self,
 
 # ---------------------------------------------------------------------------------------
 # linear algebra
-mm = Op("MmBackward0", lambda self, mat2: self @ mat2,
-        self=lambda grad, mat2: grad.mm(F.conj(mat2.t())),
-        mat2=lambda grad, self: F.conj(self.t()).mm(grad))
+mm = Op("MmBackward0", lambda self, mat2, *, self_sym_strides, mat2_sym_strides: self @ mat2,
+        self=lambda grad, mat2, self_sym_strides: mm_mat1_backward(grad, mat2, self_sym_strides, 1),
+        mat2=lambda grad, self, mat2_sym_strides: mm_mat2_backward(grad, self, mat2_sym_strides, 1))
 mv = Op("MvBackward0", lambda self, vec: self @ vec,
         self=lambda grad, vec: grad.unsqueeze(1) * F.conj(vec.unsqueeze(0)),
         vec=lambda grad, self: F.conj(self.t()).mv(grad))
@@ -254,12 +281,11 @@ bmm = Op("BmmBackward0", lambda self, mat2: self @ mat2,
          self=lambda grad, mat2: grad.bmm(F.conj(mat2.transpose(1, 2))),
          mat2=lambda grad, self: F.conj(self.transpose(1, 2)).bmm(grad))
 addmm = Op("AddmmBackward0",
-           lambda self, mat1, mat2, *, beta, alpha: K.addmm_arrays(self, mat1, mat2, beta, alpha),
+           lambda self, mat1, mat2, *, beta, alpha, mat1_sym_strides, mat2_sym_strides: K.addmm_arrays(
+               self, mat1, mat2, beta, alpha),
            self=lambda grad, beta: grad if beta == 1 else grad * beta,
-           mat1=lambda grad, mat2, alpha: (grad.mm(F.conj(mat2.t())) if alpha == 1
-                                           else grad.mm(F.conj(mat2.t())) * alpha),
-           mat2=lambda grad, mat1, alpha: (F.conj(mat1.t()).mm(grad) if alpha == 1
-                                           else F.conj(mat1.t()).mm(grad) * alpha))
+           mat1=lambda grad, mat2, alpha, mat1_sym_strides: mm_mat1_backward(grad, mat2, mat1_sym_strides, alpha),
+           mat2=lambda grad, mat1, alpha, mat2_sym_strides: mm_mat2_backward(grad, mat1, mat2_sym_strides, alpha))
 
 # ---------------------------------------------------------------------------------------
 # elementwise
@@ -564,7 +590,7 @@ div_rounding = Op("DivBackward2", lambda self, other, *, rounding_mode: K.rounde
                   self=lambda grad, other, rounding_mode: (
                       grad / other if rounding_mode is None else F.zeros_like(grad / other)),
                   other=lambda grad, self, other, rounding_mode: (
-                      -grad * self / (other * other) if rounding_mode is None else F.zeros_like(grad * other)))
+                      -grad * ((self / other) / other) if rounding_mode is None else F.zeros_like(grad * other)))
 remainder = Op("RemainderBackward0", lambda self, *, other: K.remainder(self, other), self=lambda grad: grad)
 remainder_tensor = Op("RemainderBackward1", lambda self, other: K.remainder(self, other), promotes=True,
                       self=lambda grad: grad,

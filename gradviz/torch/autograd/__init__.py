@@ -1,8 +1,9 @@
 """torch.autograd: backward, grad, Variable, Function, grad modes, anomaly detection."""
 from .engine import is_checkpoint_valid as _is_checkpoint_valid  # noqa: F401
 from .entry import backward, grad  # noqa: F401
-from .grad_mode import (ANOMALY, enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
-                        set_grad_enabled)
+from .grad_mode import (ANOMALY, enable_grad, inference_mode, is_anomaly_enabled, is_grad_enabled,  # noqa: F401
+                        no_grad, set_grad_enabled)
+from .. import _errors
 
 
 class _VariableMeta(type):
@@ -35,12 +36,16 @@ class set_detect_anomaly:
 
 
 class detect_anomaly(set_detect_anomaly):
+    """Unlike set_detect_anomaly, switches on when entered (and warns when made), as PyTorch's."""
+
     def __init__(self, check_nan=True):
-        super().__init__(True, check_nan)
+        self.prev = (ANOMALY.enabled, ANOMALY.check_nan)
+        self.check_nan = bool(check_nan)
+        _errors.warn_at_user(_errors.ANOMALY_ENABLED_WARNING)
 
-
-def is_anomaly_enabled():
-    return ANOMALY.enabled
+    def __enter__(self):
+        ANOMALY.enabled, ANOMALY.check_nan = True, self.check_nan
+        return self
 
 
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401

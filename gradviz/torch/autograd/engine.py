@@ -17,6 +17,7 @@ from .. import _dtypes, _tensor  # bound lazily: both import this module
 from .._namespace import F
 from .grad_mode import ANOMALY, STATE
 from .graph import emit
+from .layout import empty_like_variable, stored_grad
 from .raw import raw_formulas
 from .node import (SIG_INPUT_META, SIG_NEEDS, SIG_OP, SIG_NRS, SIG_OUTPUT_META, AccumulateGrad, FreedSlot, SavedScalar,
                    SavedTensor, creation_site)
@@ -324,7 +325,7 @@ def _store_grad(variable, grad):
     if grad.dtype != variable._data.dtype:
         grad = grad.astype(variable._data.dtype)
     if current is None:
-        variable._grad = _tensor.Tensor._make(np.array(grad, copy=True))
+        variable._grad = _tensor.Tensor._make(stored_grad(grad, variable._data))
     else:
         current._data += grad
         current._vbox[0] += 1
@@ -434,7 +435,7 @@ def _run_tensor_pre_hooks(node, grads):
             t = ref()
             g = grads[nr]
             if t is not None and g is not None:
-                t._grad = _fresh(g, create_graph=STATE.enabled) if t._grad is None else t._grad + g
+                t._grad = _fresh(g, STATE.enabled, None) if t._grad is None else t._grad + g
     if pre:
         for fn in list(pre.values()):
             out = fn(tuple(grads))
@@ -473,7 +474,7 @@ def unpack_saved(node):
             if cls is SavedTensor:
                 value = value.unpack(node)
             elif cls is SavedScalar:
-                value = value.value
+                value = value.value if value.hooks is None else value.as_tensor().item()
             elif cls is FreedSlot:
                 raise _errors.freed(node=node, freed_by=node._freed_by)
             values[name] = value
@@ -556,6 +557,8 @@ def _raw_outputs(node, formulas, grad):
                     if for_input:  # a number given for a tensor input
                         value = K.scalar_as_array(value, grad)
                 elif cls is SavedScalar:
+                    if value.hooks is not None:
+                        return None
                     value = value.value
                 elif cls is FreedSlot:
                     raise _errors.freed(node=node, freed_by=node._freed_by)
@@ -608,12 +611,20 @@ def expandable(shape, to):
     return True
 
 
-def _fresh(grad, create_graph):
-    """A gradient safe to store in .grad: its own writable buffer unless it carries a graph."""
+def _fresh(grad, create_graph, variable):
+    """A gradient safe to store in .grad: its own writable buffer unless it carries a graph;
+    laid out as AccumulateGrad lays out a leaf's, or row-major for a retained non-leaf's
+    (``variable`` None: PyTorch's retain_grad hook clones it contiguous)."""
     Tensor = _tensor.Tensor
     if create_graph and grad._requires_grad:
         return grad
-    return Tensor._make(np.array(grad._data, copy=True))
+    if variable is None:
+        return Tensor._make(np.array(grad._data, order="C", copy=True))
+    if create_graph:  # under grad mode PyTorch never takes the gradient itself: a copy in the variable's layout
+        out = empty_like_variable(variable._data, grad._data.dtype)
+        out[...] = grad._data
+        return Tensor._make(out)
+    return Tensor._make(stored_grad(grad._data, variable._data))
 
 
 def _run_leaf_hooks(variable, grad):
@@ -642,9 +653,10 @@ def accumulate_grad(variable, grad, create_graph):
         if current is None:
             if create_graph and grad._requires_grad:
                 # PyTorch copies into a fresh buffer laid out like the variable: CopyBackwards.
-                variable._grad = F.copy_(F.empty_like(variable), grad)
+                variable._grad = F.copy_(_tensor.Tensor._make(empty_like_variable(variable._data, grad._data.dtype)),
+                                         grad)
             else:
-                variable._grad = _fresh(grad, create_graph)
+                variable._grad = _fresh(grad, create_graph, variable)
         else:
             variable._grad = current + grad
     post = variable._post_accumulate_hooks

@@ -4,6 +4,8 @@ The state is one module-level object read on every op, so it stays a plain attri
 """
 import functools
 
+from .. import _errors
+
 
 class _State:
     __slots__ = ("enabled", "inference")
@@ -26,11 +28,27 @@ class _Anomaly:
 ANOMALY = _Anomaly()
 
 
-def is_grad_enabled():
+def is_anomaly_enabled(*args, **kwargs):
+    if args or kwargs:
+        raise _errors.takes_no_arguments("torch.is_anomaly_enabled", args, kwargs)
+    return ANOMALY.enabled
+
+
+def is_anomaly_check_nan_enabled(*args, **kwargs):
+    if args or kwargs:
+        raise _errors.takes_no_arguments("torch.is_anomaly_check_nan_enabled", args, kwargs)
+    return ANOMALY.check_nan
+
+
+def is_grad_enabled(*args, **kwargs):
+    if args or kwargs:
+        raise _errors.takes_no_arguments("torch.is_grad_enabled", args, kwargs)
     return STATE.enabled
 
 
-def is_inference_mode_enabled():
+def is_inference_mode_enabled(*args, **kwargs):
+    if args or kwargs:
+        raise _errors.takes_no_arguments("torch.is_inference_mode_enabled", args, kwargs)
     return STATE.inference
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtypes, _errors, _kernels
 from .. import _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
+from .._namespace import F
 from ...frame_lines import line_of
 from .node import (_INSIDE, _SIGS, SIG_INPUT_META, SIG_NEEDS, SIG_NRS, SIG_OUTPUT_META, SIG_SITE, AccumulateGrad,
                    SavedTensor, creation_site, new_node, shared_sig, site_from)
@@ -682,6 +683,27 @@ class saved_tensors_hooks:
     def __exit__(self, *exc):
         _SAVED_HOOKS.pop()
         return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """PyTorch's: saved tensors moved to the CPU when saved, back to their device when
+    unpacked. Every tensor here is on the CPU, so without ``pin_memory`` the hooks pass the
+    tensor itself; with it, PyTorch packs a copy (pinned where a GPU is present), so here a
+    plain copy."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            packed = F.empty(tuple(tensor.shape), dtype=tensor.dtype)
+            packed.copy_(tensor)
+            return (tensor.device, packed)
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
 
 
 def _pack_saved(node):

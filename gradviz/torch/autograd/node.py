@@ -11,7 +11,7 @@ from types import MappingProxyType
 from ...frame_lines import line_of
 from .. import _errors
 from .._namespace import F
-from .grad_mode import ANOMALY
+from .grad_mode import ANOMALY, no_grad
 
 _SEQUENCE = itertools.count()
 _new = object.__new__
@@ -177,11 +177,23 @@ class SavedTensor:
     def freed(self):
         return _freed(self.data.shape, self.data.dtype, self.version, True)
 
-    def register_hooks(self, pack_hook, unpack_hook, owner):
+    def register_hooks(self, pack_hook, unpack_hook, owner, detached=False):
+        """Pack the saved tensor, as PyTorch's SavedVariable::set_hooks_and_pack_data does: under
+        no_grad, refusing a hook that modifies it in place. saved_tensors_hooks' pack hook sees
+        the tensor itself; one registered through ``_raw_saved_*`` (``detached``) sees it
+        without autograd (requires_grad False), sharing its data and version counter."""
         if self.hooks is not None:
             raise _errors.saved_hooks_already_set()
         tensor = self.unpack(owner)
-        self.hooks = (pack_hook(tensor), unpack_hook)
+        if detached:
+            from .._tensor import Tensor
+            tensor = Tensor._make(self.data, None, self.vbox)
+        version = self.current_version()
+        with no_grad():
+            packed = pack_hook(tensor)
+        if self.current_version() != version:
+            raise _errors.pack_hook_modified_input()
+        self.hooks = (packed, unpack_hook)
 
     def _unpack_with_hook(self, owner):
         """The unpack hook's data, given back the saved tensor's place in the graph (its
@@ -189,7 +201,7 @@ class SavedTensor:
         from .._tensor import Tensor
         from .graph import accumulator_of
         packed, unpack_hook = self.hooks
-        data = unpack_hook(packed)._data
+        data = unpacked_tensor(unpack_hook(packed))._data
         grad_fn = owner if self.is_output else self.grad_fn
         if grad_fn is not None and self.requires_grad:
             t = Tensor._make(data, grad_fn)
@@ -213,7 +225,9 @@ class RawSavedTensor:
         self._node, self._key = node, key
 
     def _slot(self):
-        return self._node._slot(self._key)
+        """The slot, or None where the node saved nothing under this name."""
+        saved = self._node._saved
+        return self._node._slot(self._key) if saved is not None and self._key in saved else None
 
     def register_hooks(self, pack_hook, unpack_hook):
         if not callable(pack_hook) or not callable(unpack_hook):
@@ -224,10 +238,14 @@ class RawSavedTensor:
         slot = self._slot()
         if isinstance(slot, FreedSlot):
             raise _errors.saved_hooks_after_free()
-        slot.register_hooks(pack_hook, unpack_hook, self._node)
+        if slot is None:
+            raise _errors.saved_hooks_on_none()
+        slot.register_hooks(pack_hook, unpack_hook, self._node, detached=True)
 
     def unpack(self):
         slot = self._slot()
+        if slot is None:
+            return None
         if isinstance(slot, FreedSlot):
             raise _errors.freed(node=self._node, freed_by=self._node._freed_by)
         return slot.as_tensor() if isinstance(slot, SavedScalar) else slot.unpack(self._node)
@@ -245,6 +263,12 @@ class RawSavedTensor:
 
 RawSavedTensor.__name__ = RawSavedTensor.__qualname__ = "SavedTensor"
 RawSavedTensor.__module__ = "torch._C._autograd"
+
+
+def _is_tensor_slot(op, key):
+    """Does ``op``'s node save a tensor (an input or an output) under ``key`` when needed?"""
+    return any(name == key and (position >= 0 or result_index >= 0 or op.variadic)
+               for plan in op.save_plan for name, position, result_index in plan)
 
 
 def _anomaly_enabled():
@@ -278,16 +302,25 @@ class SavedScalar:
             return None
         if self.hooks is not None:
             packed, unpack_hook = self.hooks
-            return unpack_hook(packed)
+            return unpacked_tensor(unpack_hook(packed))
         return F.scalar_tensor(self.value)
 
-    def register_hooks(self, pack_hook, unpack_hook, owner):
+    def register_hooks(self, pack_hook, unpack_hook, owner, detached=True):
         if self.hooks is not None:
             raise _errors.saved_hooks_already_set()
-        self.hooks = (pack_hook(self.as_tensor()), unpack_hook)
+        with no_grad():
+            self.hooks = (pack_hook(self.as_tensor()), unpack_hook)
 
     def freed(self):
         return freed_number(self.value)
+
+
+def unpacked_tensor(result):
+    """What an unpack hook returned, refused unless it is a tensor (PyTorch's TypeError)."""
+    from .._tensor import Tensor
+    if not isinstance(result, Tensor):
+        raise _errors.unpack_hook_not_tensor(result)
+    return result
 
 
 # What a node shares with the other nodes of the same op, call site and shapes, kept in one
@@ -404,6 +437,9 @@ class Node:
             if isinstance(value, (SavedTensor, FreedSlot)) or (isinstance(value, SavedScalar)
                                                                and value.value is not None):
                 return RawSavedTensor(self, key)
+            op = object.__getattribute__(self, "_op")
+            if value is None and op is not None and _is_tensor_slot(op, key):
+                return RawSavedTensor(self, key)  # a tensor slot this node did not need: PyTorch's empty one
         if attr.startswith("_saved_"):
             saved = object.__getattribute__(self, "_saved")
             key = attr[len("_saved_"):]
