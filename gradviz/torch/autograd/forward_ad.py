@@ -33,6 +33,7 @@ from .. import _errors_func as E
 from .._namespace import F
 from . import graph, inplace
 from .grad_mode import STATE, _DecoratorContextManager, enable_grad
+from .node import SavedTensor
 from .raw import raw_version
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
@@ -122,9 +123,10 @@ def unpack_dual(tensor, *, level=None):
         return UnpackedDualTensor(tensor, None)
     if level != _current_level:
         raise E.fwad_invalid_level("_fw_primal")
+    forward_grad = graph.FORWARD_AD is not None  # off in a custom Function's forward
     with suspended():
         primal = _alias_of(tensor, "AliasBackward0")
-    return UnpackedDualTensor(primal, tensor._tangent)
+    return UnpackedDualTensor(primal, tensor._tangent if forward_grad else None)
 
 
 def _alias_of(t, node_name):
@@ -133,6 +135,35 @@ def _alias_of(t, node_name):
     if node_name == "ViewBackward0" and t.is_contiguous():
         return F.view(t, tuple(t._data.shape))
     return graph.apply(_ops.alias, (t,), {})
+
+
+def transform_may_open_level():
+    """May torch.func.jvp open a level of its own? Not inside another jvp (it then computes
+    with the double-vjp trick); inside a dual_level the user opened, PyTorch refuses."""
+    if _current_level < 0:
+        return True
+    if not _LEVEL_OF_TRANSFORM:
+        raise E.fwad_nested_level()
+    return False
+
+
+_LEVEL_OF_TRANSFORM = []  # True while the open level is torch.func.jvp's
+
+
+class dual_level_of_transform(dual_level):
+    def __enter__(self):
+        level = enter_dual_level()
+        _LEVEL_OF_TRANSFORM.append(True)
+        return level
+
+    def __exit__(self, *exc):
+        _LEVEL_OF_TRANSFORM.pop()
+        exit_dual_level()
+
+
+def carry_tangent(source, target):
+    """``target`` (a fresh leaf standing for ``source`` in a transform) gets its tangent."""
+    _give(target, source._tangent)
 
 
 def _strides_in_elements(t):
@@ -178,9 +209,22 @@ def propagate(op, inputs, params):
                 for o, tangent in zip(outputs, _tangents(op, inputs, params, outputs, duals)):
                     if tangent is not None and o._data.dtype.kind in "fcV":
                         _give(o, tangent)
+                        _save_output_with_tangent(o)
     finally:
         graph.FORWARD_AD = hook
     return result
+
+
+def _save_output_with_tangent(output):
+    """A node that saved this output keeps the tensor itself (as it keeps a saved input), not
+    only its data: a backward run at this level (jvp of grad) reads the result with its
+    tangent, as PyTorch's saved variables keep their forward grad."""
+    saved = getattr(output._grad_fn, "_saved", None)
+    if type(saved) is dict:
+        for slot in saved.values():
+            if type(slot) is SavedTensor and slot.is_output and slot.data is output._data:
+                slot.tensor = output
+                slot.is_output = False
 
 
 def _tangents(op, inputs, params, outputs, duals):
