@@ -121,7 +121,7 @@ def unpack_dual(tensor, *, level=None):
         level = _current_level
     if level < 0:
         return UnpackedDualTensor(tensor, None)
-    if level != _current_level:
+    if level != _current_level and tensor._tangent is not None:  # a plain tensor has no tangent at any level
         raise E.fwad_invalid_level("_fw_primal")
     forward_grad = graph.FORWARD_AD is not None  # off in a custom Function's forward
     with suspended():
@@ -363,6 +363,9 @@ def inplace_tangent(op, target, inputs, params, write):
         before._tangent = target._tangent
         result = propagate(op, (before,) + tuple(inputs[1:]), params)
         tangent = result._tangent
+        if tangent is None:  # the op's result does not depend on a dual input (a copy from a plain tensor)
+            with suspended():
+                tangent = F.zeros_like(target, dtype=target._tangent.dtype if is_dual(target) else None)
     with suspended():
         write(op, target, inputs, params)
     _settle_inplace(target, tangent)
@@ -375,11 +378,19 @@ def _settle_inplace(target, tangent):
     if tangent is None:
         return
     current = target._tangent
+    base = target._base
     with suspended():
+        if current is None and base is not None:
+            # a view written with a tangent: its base gets one (zeros elsewhere, if it had none),
+            # and the view the matching view of it
+            if base._tangent is None:
+                _give(base, F.zeros_like(base, dtype=tangent.dtype))
+            current = base._tangent
+            for op, params in target._view_chain:
+                current = graph.apply(op, (current,), params)
+            _give(target, current)
         if current is not None and current._data.shape == tangent._data.shape:
             current.copy_(tangent)
-            return
-        if target._base is not None and target._base._tangent is not None:
             return
     _give(target, tangent)
 
@@ -468,7 +479,18 @@ def _log_softmax_jvp(inputs, params, outputs, tangents):
     return tangents[0] - _logsumexp_jvp(x, tangents[0], params["dim"])
 
 
+def _div_jvp(inputs, params, outputs, tangents):
+    """PyTorch's div forward formula, ``(self_t - other_t * result) / other_p`` (a missing
+    tangent is a zero that drops out)."""
+    other = inputs[1]
+    if 1 not in tangents:
+        return tangents[0] / other
+    spread = tangents[1] * outputs[0]
+    return (tangents[0] - spread if 0 in tangents else -spread) / other
+
+
 _DIRECT = {
+    "DivBackward0": _div_jvp,
     "AddmmBackward0": _addmm_jvp,
     "BaddbmmBackward0": lambda inputs, params, outputs, tangents: _addmm_jvp(inputs, params, outputs, tangents,
                                                                               product=F.bmm),
