@@ -5,9 +5,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch.autograd.forward_ad as fwAD
 # %%
-torch.manual_seed(0)
-primal = torch.randn(4, 3)
-tangent = torch.randn(4, 3)
+primal = torch.linspace(-2.0, 2.0, 12).reshape(4, 3)
+tangent = torch.linspace(0.5, -1.0, 12).reshape(3, 4).t()
 
 
 def fn(x, y):
@@ -17,7 +16,7 @@ def fn(x, y):
 with fwAD.dual_level():
     dual_input = fwAD.make_dual(primal, tangent)
     print(dual_input)
-    plain_tensor = torch.randn(4, 3)
+    plain_tensor = torch.arange(12.0).reshape(4, 3) / 7
     dual_output = fn(dual_input, plain_tensor)
     unpacked = fwAD.unpack_dual(dual_output)
     print(type(unpacked).__name__, unpacked.tangent is not None)
@@ -37,11 +36,13 @@ with fwAD.dual_level():
     print(y_t)
     print(s_t.sum(), ls_t)
 # %%
-torch.manual_seed(1)
 model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
-inp = torch.randn(4, 3)
+with torch.no_grad():
+    for k, p in enumerate(model.parameters()):
+        p.copy_(torch.linspace(-1.0, 1.0 + k, p.numel()).reshape(p.shape).sin())
+inp = torch.linspace(-3.0, 3.0, 12).reshape(4, 3)
 params = {name: p for name, p in model.named_parameters()}
-tangents = {name: torch.rand_like(p) for name, p in params.items()}
+tangents = {name: torch.ones_like(p) / (1 + k) for k, (name, p) in enumerate(params.items())}
 with torch.no_grad(), fwAD.dual_level():
     dual_params = {name: fwAD.make_dual(p, tangents[name]) for name, p in params.items()}
     out = torch.func.functional_call(model, dual_params, (inp,))
@@ -86,9 +87,8 @@ class ScaledSquare(torch.autograd.Function):
         return 2 * ctx.k * x * x_t
 
 
-torch.manual_seed(2)
-fn_primal = torch.randn(10, 10, dtype=torch.double)
-fn_tangent = torch.randn(10, 10, dtype=torch.double)
+fn_primal = torch.linspace(-1.0, 1.0, 100, dtype=torch.double).reshape(10, 10)
+fn_tangent = torch.linspace(2.0, -2.0, 100, dtype=torch.double).reshape(10, 10).cos()
 with fwAD.dual_level():
     fn_dual = fwAD.make_dual(fn_primal, fn_tangent)
     fn_out = Fn.apply(fn_dual)

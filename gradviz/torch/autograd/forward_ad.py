@@ -315,9 +315,11 @@ def _double_vjp(op, inputs, params, outputs, duals):
     """J t through the op's gradient formulas: d<vjp(g), t>/dg, per output."""
     from .entry import grad as autograd_grad
     differentiable = [o._data.dtype.kind in "fc" for o in outputs]
-    keep_graph = STATE.enabled
+    # the tangent needs a graph for reverse mode only where an input or a tangent requires grad
+    keep_graph = STATE.enabled and (any(getattr(x, "_requires_grad", False) for x in inputs)
+                                    or any(t._requires_grad for _, t in duals))
     totals = [None] * len(outputs)
-    with enable_grad():
+    with enable_grad(), _unheard(not keep_graph):
         dummies = [F.zeros_like(o, requires_grad=True) if d else None for o, d in zip(outputs, differentiable)]
         live = [g for g in dummies if g is not None]
         incoming = dummies if op.multi_output else dummies[0]
@@ -338,6 +340,25 @@ def _double_vjp(op, inputs, params, outputs, duals):
                 if term is not None:
                     totals[j] = term if totals[j] is None else totals[j] + term
     return totals
+
+
+class _unheard:
+    """The double-vjp's scaffolding (its zero cotangents, their nodes, its backward call) is
+    the engine's, not the user's: inspectors do not hear of it unless the tangent keeps a
+    graph for reverse mode."""
+
+    def __init__(self, quiet):
+        self.quiet = quiet
+
+    def __enter__(self):
+        if self.quiet:
+            self.listeners = graph.LISTENERS[:], graph.EVENT_LISTENERS[:]
+            graph.LISTENERS.clear()
+            graph.EVENT_LISTENERS.clear()
+
+    def __exit__(self, *exc):
+        if self.quiet:
+            graph.LISTENERS[:], graph.EVENT_LISTENERS[:] = self.listeners
 
 
 def _fit(gradient, x):
