@@ -17,7 +17,7 @@ formulas, except where PyTorch's forward formula rounds differently from ours):
 - elementwise ops, whose gradient formula only multiplies the incoming gradient elementwise
   (read from the formula's bytecode by raw.py): the formula applied to the tangent
   broadcast to the result (``auto_element_wise``: ``grad * cos(self)`` -> ``t * cos(self)``);
-- addmm/baddbmm and softmax/log_softmax: PyTorch's own forward formulas (``_DIRECT``);
+- addmm/baddbmm, div and softmax/log_softmax: PyTorch's own forward formulas (``_DIRECT``);
 - anything else: the double-vjp trick on the op's node alone. Its gradient formula is
   linear in the incoming gradient g, so the gradient of ``<vjp(g), t>`` with respect to g
   is ``J t``.
