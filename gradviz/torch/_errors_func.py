@@ -447,3 +447,48 @@ def kl_ambiguous_warning(type_p, type_q, left_p, right_q):
 
 
 SAMPLE_N_DEPRECATED = "`sample_n(n)` will be deprecated. Use `sample((n,))` instead."
+
+
+# ---------------------------------------------------------------------------------------
+# torch.autograd.forward_ad (its Python module, and ATen's checks of dual tensors)
+
+def fwad_nested_level():
+    return RuntimeError("Nested forward mode AD is not supported at the moment")
+
+
+def fwad_exit_not_last():
+    return RuntimeError("Trying to exit a forward AD level that was not the last one that was created. This is not "
+                        "supported.")
+
+
+def fwad_level_negative():
+    return RuntimeError("Dual level must be a positive number.")
+
+
+def fwad_make_dual_no_level():
+    return RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+                        "enter_dual_level() first.")
+
+
+def fwad_not_floating(which, dtype):
+    return ValueError(f"Expected {which} to be floating point or complex, but got: {dtype}")
+
+
+def fwad_invalid_level(function):
+    return RuntimeError(f"Invalid level given to {function}")
+
+
+def fwad_already_dual(level):
+    return RuntimeError(f"Making a dual Tensor based on a Tensor that already has a forward gradient at the same "
+                        f"level {level} is not supported.")
+
+
+def fwad_tangent_size(primal_shape, tangent_shape):
+    return RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                        f"Tensor, this is not supported. Tensor is of size [{', '.join(map(str, primal_shape))}] "
+                        f"while the given forward gradient is of size [{', '.join(map(str, tangent_shape))}].")
+
+
+def fwad_function_no_jvp():
+    return NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                               "forward mode AD.")

@@ -66,6 +66,7 @@ class Tensor:
     _view_created_in_no_grad = False
     _multi_output_view_of = None
     _view_chain = ()
+    _tangent = None  # forward AD's tangent while a dual level is open (autograd/forward_ad.py)
     _view_of_no_grad_view = None  # (output_nr, op) when a view is taken of a view made under no_grad
     _view_version = 0
     __array_priority__ = 1000  # numpy defers `array * tensor` to us
@@ -480,6 +481,8 @@ def tensor_repr(t):
         suffixes.append(f"grad_fn=<{builtins.type(grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
+    if t._tangent is not None:
+        suffixes.append(f"tangent={tensor_repr(t._tangent)}")
     prefix = "tensor("
     if getattr(builtins.type(t), "_repr_prefix", None):
         prefix = builtins.type(t)._repr_prefix

@@ -52,6 +52,7 @@ from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 from . import graph as graph  # noqa: E402,F401
 from . import functional as functional  # noqa: E402,F401
+from . import forward_ad as forward_ad  # noqa: E402,F401
 
 
 from .. import _missing as _missing_names  # noqa: E402

@@ -3,10 +3,11 @@ the graph node itself (a ``<Name>Backward`` instance), and saved tensors go thro
 same version-checked, freed-after-backward slots as built-in ops."""
 import functools
 
-from .. import _dtypes, _errors
+from .. import _dtypes, _errors, _errors_func
 from .._namespace import F
 from .engine import expandable
 from .grad_mode import STATE, no_grad
+from . import forward_ad, graph
 from .graph import LISTENERS, edge_of
 from .node import FreedSlot, Node, SavedTensor, creation_site
 
@@ -145,6 +146,10 @@ class Function(metaclass=FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise _errors_func.fwad_function_no_jvp()
+
+    @staticmethod
     def setup_context(ctx, inputs, output):
         raise NotImplementedError
 
@@ -165,7 +170,8 @@ def _apply(cls, args, kwargs):
     needs = tuple(isinstance(a, Tensor) and a._requires_grad and STATE.enabled for a in args)
     node._needs_input_grad = needs
     uses_setup_context = cls.setup_context is not Function.setup_context
-    with no_grad():
+    forward_grad = graph.FORWARD_AD is not None
+    with no_grad(), forward_ad.suspended():  # PyTorch runs forward with forward grad off too
         if uses_setup_context:
             outputs = cls.forward(*args, **kwargs)
         else:
@@ -187,6 +193,8 @@ def _apply(cls, args, kwargs):
             o = o.view_as(o)
         results.append(o)
     out_tensors = [o for o in results if isinstance(o, Tensor)]
+    if forward_grad:
+        forward_ad.function_jvp(cls, node, args, out_tensors)
     if tracked:
         node.next_functions = tuple(edge_of(args[i]) for i in positions)
         node._needs = tuple(needs[i] for i in positions)

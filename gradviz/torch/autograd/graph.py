@@ -33,6 +33,9 @@ LISTENERS = []
 # Inspectors that want the events but not every node: listening here keeps the ops' fast
 # paths (a listener in LISTENERS sends every op through apply(), to tell it of each node).
 EVENT_LISTENERS = []
+# forward_ad.propagate while a dual level is open (it sets and clears this), else None: every
+# op then goes through apply(), which hands it over so its result gets a tangent.
+FORWARD_AD = None
 
 
 def emit(event, *args):
@@ -80,6 +83,8 @@ def edge_of(t):
 
 def apply(op, inputs, params):
     """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record its node."""
+    if FORWARD_AD is not None:
+        return FORWARD_AD(op, inputs, params)
     count = len(inputs)
     if count == 1:
         arrays = (getattr(inputs[0], "_data", inputs[0]),)
@@ -156,7 +161,7 @@ _ndarray = np.ndarray
 def apply_unary(op, x):
     """apply(op, (x,), {}) for an elementwise op of one tensor."""
     if (type(x) is not Tensor or x._base is not None or x._inference or op.special or STATE.inference
-            or LISTENERS or _SAVED_HOOKS or not op.positions):
+            or LISTENERS or _SAVED_HOOKS or not op.positions or FORWARD_AD is not None):
         return apply(op, (x,), _NO_OPTIONS)
     data = x._data
     try:
@@ -220,7 +225,8 @@ def apply_binary(op, a, b, params):
     """apply(op, (a, b), params) for an elementwise op of a tensor and a tensor or float."""
     kind = type(b)
     if (type(a) is not Tensor or a._base is not None or a._inference or op.special or STATE.inference
-            or LISTENERS or _SAVED_HOOKS or (kind is Tensor and (b._base is not None or b._inference))):
+            or LISTENERS or _SAVED_HOOKS or (kind is Tensor and (b._base is not None or b._inference))
+            or FORWARD_AD is not None):
         return apply(op, (a, b), params)
     first = a._data
     if kind is Tensor:

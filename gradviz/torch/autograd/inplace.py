@@ -72,7 +72,17 @@ def _check(self, grad_mode, needs_grad):
         raise _errors.inplace_on_view_of_leaf()
 
 
+# forward_ad.inplace_tangent while a dual level is open (it sets and clears this), else None.
+FORWARD_AD = None
+
+
 def apply_inplace(op, self, inputs, params):
+    if FORWARD_AD is not None:
+        return FORWARD_AD(op, self, inputs, params, apply_inplace_plain)
+    return apply_inplace_plain(op, self, inputs, params)
+
+
+def apply_inplace_plain(op, self, inputs, params):
     Tensor = _tensor.Tensor
     grad_mode = STATE.enabled
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]

@@ -16,6 +16,7 @@ from .. import _errors_func as E
 from .._namespace import F
 from .. import _ops
 from .._tensor import Tensor
+from ..autograd import forward_ad
 from ..autograd.functional import graph_reaches_beyond, standard_basis_rows
 from ..autograd.grad_mode import STATE, enable_grad
 from ..autograd.graph import apply
@@ -27,6 +28,12 @@ __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"
 JVP = E.JVP  # the name PyTorch's jvp and jacfwd messages call themselves by
 
 
+# The levels of the grad and jvp calls running now, outermost first: a leaf an inner one
+# makes is also its enclosing levels' own (a jvp of grad, a jvp of jvp), so their results
+# do not keep a graph to it.
+_RUNNING = []
+
+
 class _Level:
     """One transform call: the fresh leaves it made and whether grad mode was on outside."""
 
@@ -36,6 +43,18 @@ class _Level:
         self.inside = {}  # nodes found to lead only to this level's leaves
         self.outer_grad = STATE.enabled
 
+    def __enter__(self):
+        _RUNNING.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _RUNNING.remove(self)
+
+    def adopt(self, leaf):
+        for level in _RUNNING if self in _RUNNING else _RUNNING + [self]:
+            level.fresh.append(leaf)
+            level.own.add(id(leaf))
+
     def differentiable(self, value):
         if not isinstance(value, Tensor):
             raise E.transform_input_not_tensor(value)
@@ -44,14 +63,18 @@ class _Level:
             # add a reshape to every gradient that flows out of the level (nested transforms).
             return apply(_ops.alias, (value,), {})
         wrapped = value.detach().requires_grad_()
-        self.fresh.append(wrapped)
-        self.own.add(id(wrapped))
+        if forward_ad.is_dual(value):  # inside jvp: the fresh leaf carries the outer tangent on
+            forward_ad.carry_tangent(value, wrapped)
+        self.adopt(wrapped)
         return wrapped
 
     def unwrap_tensor(self, t, outer_grad=None):
         outer_grad = self.outer_grad if outer_grad is None else outer_grad
         if t._requires_grad and not (outer_grad and graph_reaches_beyond(t, self.own, self.inside)):
-            return t.detach()
+            detached = t.detach()
+            if forward_ad.is_dual(t):  # leaving this level keeps an outer jvp's tangent
+                forward_ad.carry_tangent(t, detached)
+            return detached
         return t
 
     def unwrap(self, tree, outer_grad=None):
@@ -162,7 +185,7 @@ def grad(func, argnums=0, has_aux=False):
 
 def _grad_and_value(func, argnums, has_aux, args, kwargs):
     level = _Level()
-    with enable_grad():
+    with enable_grad(), level:
         diff_args = _slice_argnums(args, argnums, as_tuple=False)
         flat_diff, spec = tree_flatten(diff_args)
         wrapped = [level.differentiable(x) for x in flat_diff]
@@ -262,21 +285,16 @@ def _jvp_with_argnums(func, primals, tangents, argnums, *, strict=False, has_aux
     _check_tensor_list(flat_primals, "primals")
     _check_tensor_list(flat_tangents, "tangents")
     level = _Level()
-    with enable_grad():
+    with enable_grad(), level:
         for p, t in zip(flat_primals, flat_tangents):
             if p.shape != t.shape:
                 raise E.jvp_tangent_size(p.shape, t.shape)
-        wrapped = [level.differentiable(p) for p in flat_primals]
-        duals = tree_unflatten(wrapped, primals_spec)
-        args = duals if argnums is None else _replace_args(primals, duals, argnums)
-        result = func(*args)
-        aux = None
-        if has_aux:
-            result, aux = _split_aux(result, JVP)
-            aux = level.unwrap(aux)
-        flat_out, out_spec = tree_flatten(result)
-        _check_tensor_outputs(flat_out, JVP)
-        tangents_out = _push_forward(flat_out, wrapped, flat_tangents)
+        if forward_ad.transform_may_open_level():
+            flat_out, out_spec, tangents_out, aux = _jvp_forward_mode(func, primals, argnums, flat_primals,
+                                                                      flat_tangents, primals_spec, has_aux, level)
+        else:
+            flat_out, out_spec, tangents_out, aux = _jvp_double_vjp(func, primals, argnums, flat_primals,
+                                                                    flat_tangents, primals_spec, has_aux, level)
         for i, t in enumerate(tangents_out):
             if t is None:
                 if strict:
@@ -290,11 +308,45 @@ def _jvp_with_argnums(func, primals, tangents, argnums, *, strict=False, has_aux
     return primals_out, tangents_out
 
 
+def _jvp_forward_mode(func, primals, argnums, flat_primals, flat_tangents, primals_spec, has_aux, level):
+    """jvp as PyTorch runs it: the primals made dual at a forward AD level of its own."""
+    with forward_ad.dual_level_of_transform():
+        duals = tree_unflatten([forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)],
+                               primals_spec)
+        args = duals if argnums is None else _replace_args(primals, duals, argnums)
+        result, aux = _call_jvp_function(func, args, has_aux, level)
+        flat_out, out_spec = tree_flatten(result)
+        _check_tensor_outputs(flat_out, JVP)
+        tangents_out = [forward_ad.unpack_dual(o).tangent for o in flat_out]
+    return flat_out, out_spec, tangents_out, aux
+
+
+def _jvp_double_vjp(func, primals, argnums, flat_primals, flat_tangents, primals_spec, has_aux, level):
+    """jvp inside another jvp (PyTorch's functorch levels nest; this engine has one forward AD
+    level): J t by the double-vjp trick, while the outer level's tangents flow through it."""
+    wrapped = [level.differentiable(p) for p in flat_primals]
+    duals = tree_unflatten(wrapped, primals_spec)
+    args = duals if argnums is None else _replace_args(primals, duals, argnums)
+    result, aux = _call_jvp_function(func, args, has_aux, level)
+    flat_out, out_spec = tree_flatten(result)
+    _check_tensor_outputs(flat_out, JVP)
+    return flat_out, out_spec, _push_forward(flat_out, wrapped, flat_tangents, level), aux
+
+
+def _call_jvp_function(func, args, has_aux, level):
+    result = func(*args)
+    aux = None
+    if has_aux:
+        result, aux = _split_aux(result, JVP)
+        aux = level.unwrap(aux)
+    return result, aux
+
+
 def _alias_if_graph(t):
     return apply(_ops.alias, (t,), {}) if t._requires_grad else t
 
 
-def _push_forward(outputs, inputs, tangents):
+def _push_forward(outputs, inputs, tangents, level):
     """J t per output by the double-vjp trick: the vjp is linear in its cotangents ``u``, and
     its gradient with respect to ``u`` along ``t`` is J t. None where an output does not
     depend on the inputs (PyTorch's missing tangent)."""
@@ -304,6 +356,8 @@ def _push_forward(outputs, inputs, tangents):
     if not live:
         return result
     dummies = [F.zeros_like(outputs[i], requires_grad=True) for i in live]
+    for dummy in dummies:
+        level.adopt(dummy)
     vjps = grad(tuple(outputs[i] for i in live), tuple(inputs), tuple(dummies), create_graph=True,
                 allow_unused=True)
     pairs = [(v, t) for v, t in zip(vjps, tangents) if v is not None and v._requires_grad]
