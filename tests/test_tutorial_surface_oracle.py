@@ -209,3 +209,23 @@ def test_converters_and_sizes(name, dtype):
         y = getattr(x, name)()
         return y, y.dtype, y.nbytes, y.itemsize, y.is_cpu, x.nbytes, x.itemsize, y.requires_grad
     assert both(run)[0] == both(run)[1]
+
+
+@pytest.mark.parametrize("retain", [False, True])
+def test_anomaly_nan_frees_the_node_first(retain):
+    """PyTorch checks a node's gradients for NaN after the node ran and, without
+    retain_graph, freed what it saved: reading a saved value afterwards says so."""
+    def run(T):
+        x = T.tensor([-1.0, 4.0], requires_grad=True)
+        seen = []
+        with T.autograd.detect_anomaly():
+            y = x.sqrt()
+            try:
+                y.sum().backward(retain_graph=retain)
+            except RuntimeError as exc:
+                seen.append(str(exc))
+        seen.append(outcome(lambda: y.grad_fn._saved_result))
+        return seen
+    # the results only: PyTorch also warns "Error detected in SqrtBackward0" with the forward
+    # traceback, a warning gradviz's anomaly mode does not give yet
+    assert both(run)[0][0] == both(run)[1][0]
