@@ -53,6 +53,8 @@ KNOWN = {
     "gradcheck": "torch.autograd.gradcheck's internal backward calls differ from gradviz's gradcheck",
     "leaf through a Function": "a leaf reached through a custom Function's create_graph backward: PyTorch's "
                                "AccumulateGrad holds its own alias of the user's tensor, so it has no name",
+    "None saved by a Function": "a custom Function's save_for_backward(..., None, ...): once backward freed the "
+                                "node, PyTorch shows every slot freed, the None one too; gradviz keeps that slot None",
     "raised before the engine": "a backward call that fails its checks before any node runs (a non-scalar root, "
                                 "no grad_fn): PyTorch's function mode sees the call, gradviz's engine records none",
 }
@@ -98,6 +100,9 @@ def slots(node, side, used):
             continue
         if node.label_name in ("CopySlices", "CopyBackwards") and side == "gradviz":
             used["copy slices"] += 1
+            continue
+        if slot.startswith("saved_tensors[") and (kind == "none" or (kind == "freed" and shape is None)):
+            used["None saved by a Function"] += 1
             continue
         if (node.label_name, slot) in OPTIONS:
             used["options"] += 1

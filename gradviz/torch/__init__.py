@@ -14,10 +14,14 @@ from ._tensor import Size, Tensor  # noqa: F401
 from ._dtypes import promote_types  # noqa: F401
 from ._type_info import finfo, iinfo  # noqa: F401
 from ._format import get_printoptions, printoptions, set_printoptions  # noqa: F401
-from .autograd.grad_mode import (enable_grad, inference_mode, is_anomaly_check_nan_enabled,  # noqa: F401
-                                 is_anomaly_enabled, is_grad_enabled, is_inference_mode_enabled, no_grad,
-                                 set_grad_enabled)
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import autograd  # noqa: F401
+from .autograd.grad_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa: F401
+from . import backends  # noqa: F401
+from .backends import (are_deterministic_algorithms_enabled, get_float32_matmul_precision,  # noqa: F401
+                       is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,
+                       use_deterministic_algorithms)
 from . import _functions
 from ._namespace import F as _F
 
@@ -27,6 +31,7 @@ from ._namespace import F as _F
 globals().update(_functions.build())
 
 __version__ = "2.13.0+gradviz"
+_builtin_float = float
 float = float32  # noqa: A001
 double = float64
 half = float16
@@ -36,6 +41,9 @@ short = int16
 cfloat = complex64
 cdouble = complex128
 strided = "torch.strided"
+# math's constants, as torch re-exports them (torch.sin(torch.pi * x) in PINN tutorials)
+pi, e, inf, nan = 3.141592653589793, 2.718281828459045, _builtin_float("inf"), _builtin_float("nan")
+newaxis = None
 contiguous_format = preserve_format = "torch.contiguous_format"
 
 

@@ -318,6 +318,33 @@ def wrong_grad_shape(node_name, index, got_shape, expected_shape):
         f"but expected shape compatible with [{', '.join(map(str, expected_shape))}]"), "custom_fn_wrong_grad_shape")
 
 
+def bad_matmul_precision(precision):
+    return (f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+            "setFloat32MatmulPrecision call has no effect. (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/Context.cpp:458.)")
+
+
+def bool_argument(function, argument, value, position=None):
+    """A binding's type error for a bool argument given something else."""
+    where = f" (position {position})" if position is not None else ""
+    return TypeError(f"{function}(): argument '{argument}'{where} must be bool, not {type(value).__name__}")
+
+
+def clip_nonfinite_norm(norm_type):
+    return RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
+                        "cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
+                        "anyway, set `error_if_nonfinite=False`")
+
+
+def clip_empty_generator():
+    return "`parameters` is an empty generator, no gradient clipping will occur."
+
+
+def anomaly_mode_enabled():
+    return ("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+            "enabled for debugging.")
+
+
 def anomaly_nan(node_name, index):
     return _tag(RuntimeError(f"Function '{node_name}' returned nan values in its {index}th output."), "anomaly_nan")
 
@@ -388,10 +415,6 @@ def saved_hooks_on_none():
 def saved_hooks_already_set():
     return RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one "
                         "pair of hooks is allowed at a time.")
-
-
-ANOMALY_ENABLED_WARNING = ("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
-                           "enabled for debugging.")
 
 
 def pack_hook_modified_input():

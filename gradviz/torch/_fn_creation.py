@@ -15,8 +15,8 @@ EXPORTS = (
     "tensor", "as_tensor", "from_numpy", "scalar_tensor", "_check_sizes", "zeros", "ones", "empty", "full",
     "zeros_like", "ones_like", "empty_like", "full_like", "new_zeros", "new_ones", "new_empty", "new_full",
     "new_tensor", "arange", "linspace", "eye", "legacy_constructor", "to_dtype", "to", "float", "double", "half",
-    "bfloat16", "long", "int", "bool", "type", "type_as", "cpu", "cuda", "clone", "contiguous", "detach", "is_tensor",
-    "numel",
+    "bfloat16", "long", "int", "bool", "byte", "char", "short", "cfloat", "cdouble", "type", "type_as", "cpu", "cuda",
+    "clone", "contiguous", "detach", "is_tensor", "numel",
 )
 TORCH = (
     "tensor", "as_tensor", "from_numpy", "scalar_tensor", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
@@ -24,7 +24,8 @@ TORCH = (
 )
 METHODS = (
     "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "to", "float", "double", "half", "bfloat16",
-    "long", "int", "bool", "type", "type_as", "cpu", "cuda", "clone", "contiguous",
+    "long", "int", "bool", "byte", "char", "short", "cfloat", "cdouble", "type", "type_as", "cpu", "cuda", "clone",
+    "contiguous",
 )
 
 
@@ -356,6 +357,11 @@ bfloat16 = _converter(_dtypes.bfloat16, "bfloat16")
 long = _converter(_dtypes.int64, "long")
 int = _converter(_dtypes.int32, "int")
 bool = _converter(_dtypes.bool, "bool")
+byte = _converter(_dtypes.uint8, "byte")
+char = _converter(_dtypes.int8, "char")
+short = _converter(_dtypes.int16, "short")
+cfloat = _converter(_dtypes.complex64, "cfloat")
+cdouble = _converter(_dtypes.complex128, "cdouble")
 
 
 def type(self, dtype=None, non_blocking=False):

@@ -137,6 +137,18 @@ class Tensor:
     def element_size(self):
         return self._data.itemsize
 
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    @property
+    def is_cpu(self):
+        return True
+
     def stride(self, dim=None):
         if self._data.size:
             strides = tuple(s // self._data.itemsize for s in self._data.strides)

@@ -1,9 +1,10 @@
 """torch.autograd: backward, grad, Variable, Function, grad modes, anomaly detection."""
 from .engine import is_checkpoint_valid as _is_checkpoint_valid  # noqa: F401
 from .entry import backward, grad  # noqa: F401
-from .grad_mode import (ANOMALY, enable_grad, inference_mode, is_anomaly_enabled, is_grad_enabled,  # noqa: F401
+from .._errors import anomaly_mode_enabled, warn_at_user
+from .grad_mode import (ANOMALY, enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                         no_grad, set_grad_enabled)
-from .. import _errors
+from .grad_mode import set_anomaly_enabled as _set_anomaly_enabled
 
 
 class _VariableMeta(type):
@@ -23,29 +24,36 @@ class Variable(metaclass=_VariableMeta):
 
 
 class set_detect_anomaly:
+    """Switches anomaly mode on construction, so that a plain call works too; the with block
+    restores what was on before."""
+    __module__ = "torch.autograd.anomaly_mode"
+
     def __init__(self, mode, check_nan=True):
-        self.prev = (ANOMALY.enabled, ANOMALY.check_nan)
-        ANOMALY.enabled, ANOMALY.check_nan = bool(mode), bool(check_nan)
+        self.prev, self.prev_check_nan = ANOMALY.enabled, ANOMALY.check_nan
+        _set_anomaly_enabled(mode, check_nan)
 
     def __enter__(self):
-        return self
+        pass
 
     def __exit__(self, *exc):
-        ANOMALY.enabled, ANOMALY.check_nan = self.prev
-        return False
+        _set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
-class detect_anomaly(set_detect_anomaly):
-    """Unlike set_detect_anomaly, switches on when entered (and warns when made), as PyTorch's."""
+class detect_anomaly:
+    """Warns when made (PyTorch's reminder of the cost) and switches anomaly mode on only
+    inside the block (PyTorch 2.13's is no decorator)."""
+    __module__ = "torch.autograd.anomaly_mode"
 
     def __init__(self, check_nan=True):
-        self.prev = (ANOMALY.enabled, ANOMALY.check_nan)
-        self.check_nan = bool(check_nan)
-        _errors.warn_at_user(_errors.ANOMALY_ENABLED_WARNING)
+        self.prev, self.prev_check_nan = ANOMALY.enabled, ANOMALY.check_nan
+        self.check_nan = check_nan
+        warn_at_user(anomaly_mode_enabled())
 
     def __enter__(self):
-        ANOMALY.enabled, ANOMALY.check_nan = True, self.check_nan
-        return self
+        _set_anomaly_enabled(True, self.check_nan)
+
+    def __exit__(self, *exc):
+        _set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401

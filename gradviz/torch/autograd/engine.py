@@ -455,6 +455,8 @@ def _call(node, grads, create_graph, retain_graph):
     if ANOMALY.enabled and ANOMALY.check_nan:
         for i, g in enumerate(outputs):
             if g is not None and np.isnan(g._data).any():
+                if not retain_graph:  # PyTorch checks after the node ran and freed what it saved
+                    node.release_saved()
                 raise _errors.anomaly_nan(node.name(), i)
     post = node._post_hooks
     if post:

@@ -28,6 +28,12 @@ class _Anomaly:
 ANOMALY = _Anomaly()
 
 
+def set_anomaly_enabled(enabled, check_nan=True):
+    """torch.set_anomaly_enabled: both switches at once, as the anomaly contexts set them.
+    PyTorch has these three in torch only, not in torch.autograd."""
+    ANOMALY.enabled, ANOMALY.check_nan = bool(enabled), bool(check_nan)
+
+
 def is_anomaly_enabled(*args, **kwargs):
     if args or kwargs:
         raise _errors.takes_no_arguments("torch.is_anomaly_enabled", args, kwargs)

@@ -4,6 +4,7 @@ it, building its node with edges, saved tensors and creation site.
 This is the only place where nodes are created for built-in ops. Inspection tools
 listen through ``LISTENERS``; the engine never imports them.
 """
+import contextlib
 import math
 import sys
 import weakref
@@ -683,12 +684,28 @@ class saved_tensors_hooks:
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self):
+        if _HOOKS_DISABLED[-1] is not None:
+            raise RuntimeError(_HOOKS_DISABLED[-1])
         _SAVED_HOOKS.append((self.pack_hook, self.unpack_hook))
         return self
 
     def __exit__(self, *exc):
         _SAVED_HOOKS.pop()
         return False
+
+
+# The message of the innermost disable_saved_tensors_hooks block (None: hooks allowed).
+_HOOKS_DISABLED = [None]
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Inside it, entering saved_tensors_hooks raises RuntimeError(error_message)."""
+    _HOOKS_DISABLED.append(error_message)
+    try:
+        yield
+    finally:
+        _HOOKS_DISABLED.pop()
 
 
 class save_on_cpu(saved_tensors_hooks):

@@ -1,5 +1,5 @@
 """torch.nn.utils: gradient clipping, parameter/vector conversion and packed sequences (rnn)."""
-from .clip_grad import clip_grad_norm_, clip_grad_value_  # noqa: F401
+from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm  # noqa: F401
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from . import rnn  # noqa: F401
 
