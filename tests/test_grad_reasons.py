@@ -180,3 +180,41 @@ def test_the_picture_marks_the_leaves_without_a_gradient(tmp_path):
     # the unused head and the detached branch are in no graph: a note names them
     assert "no gradient, not in this graph: net.head.weight (unused), net.head.bias (unused), net.side.weight " \
            "(detached)" in " ".join(dot.replace("\\l", " ").split())
+
+
+def test_watching_never_breaks_a_torch_func_transform(tmp_path):
+    """Per-sample gradients with vmap over grad: reading a wrapped tensor's values inside the
+    transform is refused by PyTorch, so the reasons must not try (it raised in the user's run)."""
+    pytest.importorskip("torch")
+    script = write(tmp_path, textwrap.dedent("""\
+        import torch
+        import torch.nn.functional as F
+        from torch.func import functional_call, grad, vmap
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+        params = {k: v.detach() for k, v in model.named_parameters()}
+        def loss_of(params, x, y):
+            return F.mse_loss(functional_call(model, params, (x.unsqueeze(0),)), y.unsqueeze(0))
+        grads = vmap(grad(loss_of), in_dims=(None, 0, 0))(params, torch.randn(5, 4), torch.randn(5, 1))
+        shape = grads["0.weight"].shape
+        """))
+    for engine in ("gradviz", "torch"):
+        r = invoke("run", script, "--engine", engine, "--json")
+        cells = json.loads(r.stdout)["cells"]
+        assert all(c["error"] is None for c in cells), (engine, cells[-1]["error"])
+
+
+@pytest.mark.parametrize("engine", ["gradviz", "torch"])
+def test_a_backward_that_raises_reached_nothing(engine, tmp_path):
+    if engine == "torch":
+        pytest.importorskip("torch")
+    script = write(tmp_path, textwrap.dedent("""\
+        import torch
+        c = torch.ones(2, requires_grad=True)
+        m = c * 2
+        m.register_hook(lambda g: 1 / 0)
+        m.sum().backward()   # the hook raises before the gradient reaches c
+        """))
+    r = invoke("run", script, "--engine", engine, "--json")
+    why = {t["name"]: t["grad_reason"] for t in json.loads(r.stdout)["cells"][-1]["tensors"]}
+    assert why["c"] == "raised: the backward call that would have reached it raised an error first"

@@ -13,6 +13,7 @@ After the run, ``reasons`` looks at each named tensor and gives the first that a
   it is in a graph the run kept, which never reached a backward call (the graph's end
   named, with its line);
 - ``reset``: reached by a backward, and its ``.grad`` set to None since (``zero_grad``);
+- ``raised``: only a backward call that raised before reaching it would have;
 - ``zero``: the gradient reached it and is all zero; where every path to it from the root
   ran through a node that passes no gradient (a ReLU whose output is all zero, a product
   with an all-zero factor), that node is named, with its line.
@@ -38,6 +39,8 @@ class Reach:
         self._undo = []
         self.no_grad = []  # the user's grad-mode blocks running: how each was entered ('no_grad')
         self.zeroed = {}  # id(leaf) -> what passed it no gradient in the last backward that reached it
+        self._running = []  # what each backward call running on the engine will reach, innermost last
+        self.failed = set()  # ids of the leaves a backward call would have reached, had it not raised
         self.describe = None  # fn(node) -> (op name, (file, line), ...) of what made a node, when recorded
 
     def __enter__(self):
@@ -64,13 +67,24 @@ class Reach:
         if key in self._cut_at:
             return
         self._cut_at.add(key)
-        for leaf in ({id(t)} if fn is None else leaves_of([fn])):
+        try:
+            leaves = {id(t)} if fn is None else leaves_of([fn])
+        except Exception:  # noqa: BLE001 - a graph we cannot walk (a torch.func transform's) cuts nothing
+            return
+        for leaf in leaves:
             self.cuts.setdefault(leaf, (how, site))
 
     # gradviz's engine tells its event listeners of every backward call
     def on_backward(self, phase, roots, call):
         if phase == "start":
-            self.add([n for n, _ in roots], getattr(call, "kind", "backward") == "autograd.grad")
+            self._running.append(self.start(lambda edges: [n for n, _ in edges], roots,
+                                            getattr(call, "kind", "backward") == "autograd.grad"))
+        elif self._running:
+            pending = self._running.pop()
+            if getattr(call, "error", None) is None:
+                self.commit(pending)
+            elif pending is not None:
+                self.failed.update(pending[0])
 
     def on_no_grad_read(self, inputs):
         """An op read ``inputs`` with grad mode off: inside the user's ``no_grad`` block,
@@ -85,8 +99,28 @@ class Reach:
             if isinstance(x, self.engine.Tensor) and x.requires_grad:
                 self.cut(x, self.no_grad[-1], where)
 
-    def add(self, nodes, by_grad=False):
+    def start(self, roots_of, tensors, by_grad=False):
+        """What a backward call about to run will reach: kept until it returns (``commit``);
+        a call that raises reached nothing. Never raises: watching must not break the run
+        (under ``torch.func`` transforms, reading a wrapped tensor's values is refused)."""
         self.calls += 1
+        try:
+            return self._reach(roots_of(tensors), by_grad)
+        except Exception:  # noqa: BLE001
+            return None
+
+    def commit(self, pending):
+        if pending is None:
+            return
+        leaves, by_grad, zeroed = pending
+        (self.by_grad if by_grad else self.reached).update(leaves)
+        for leaf in leaves:
+            self.zeroed.pop(leaf, None)
+        self.zeroed.update(zeroed)
+
+    def _reach(self, nodes, by_grad):
+        """(leaves reached, by autograd.grad, {leaf: what zeroed it}) of a call's graph, read
+        before it runs: the saved tensors that tell what zeroes a gradient are freed after."""
         order, _ = walk([n for n in nodes if n is not None], _next_nodes)
         leaves = set()
         blocked = False
@@ -96,14 +130,13 @@ class Reach:
                 leaves.add(id(variable))
             elif not blocked and type(node).__name__ in _ZEROING:
                 blocked = bool(self._zero_edges(node))
-        (self.by_grad if by_grad else self.reached).update(leaves)
-        for leaf in leaves:
-            self.zeroed.pop(leaf, None)
+        zeroed = {}
         if blocked:
             try:
-                self.zeroed.update(self._zeroed_leaves(order))
+                zeroed = self._zeroed_leaves(order)
             except Exception:  # noqa: BLE001 - the reasons are a help; a node we cannot read names nothing
                 pass
+        return leaves, by_grad, zeroed
 
     def _zero_edges(self, node):
         """The positions of ``node``'s inputs that get an all-zero gradient from it, whatever
@@ -239,13 +272,22 @@ def _patch_torch(torch, reach):
         tensors = tensors if isinstance(tensors, (list, tuple)) else (tensors,)
         return [t.grad_fn for t in tensors if isinstance(t, torch.Tensor) and t.grad_fn is not None]
 
+    def watched(call, tensors, args, kwargs, by_grad):
+        pending = reach.start(roots, tensors, by_grad)
+        try:
+            result = call(tensors, *args, **kwargs)
+        except BaseException:
+            if pending is not None:
+                reach.failed.update(pending[0])
+            raise
+        reach.commit(pending)
+        return result
+
     def watched_backward(tensors, *args, **kwargs):
-        reach.add(roots(tensors))
-        return backward(tensors, *args, **kwargs)
+        return watched(backward, tensors, args, kwargs, False)
 
     def watched_grad(outputs, *args, **kwargs):
-        reach.add(roots(outputs), by_grad=True)
-        return grad(outputs, *args, **kwargs)
+        return watched(grad, outputs, args, kwargs, True)
 
     autograd.backward, autograd.grad = watched_backward, watched_grad
 
@@ -427,6 +469,8 @@ def _reason(name, t, reach, kept):
             return "reset: a backward reached it, and its .grad was set to None since (zero_grad)"
         if id(t) in reach.by_grad:
             return "autograd.grad: only torch.autograd.grad reached it, which returns gradients and keeps no .grad"
+        if id(t) in reach.failed:
+            return "raised: the backward call that would have reached it raised an error first"
         if id(t) in reach.cuts:
             how, site = reach.cuts[id(t)]
             where = f" at line {site[1]} of {os.path.basename(str(site[0]))}" if site else ""
