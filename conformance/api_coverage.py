@@ -67,9 +67,10 @@ NAMESPACES = (
 LEFT_OUT = (  # (pattern on the name, why)
     (r"^(cudnn|mkldnn|miopen|fbgemm|native|thnn|slow_conv|nnpack|vulkan|xnnpack)_|_backward(_|$)|"
      r"^batch_norm_(backward|elemt|gather|stats|update)|^(conv_tbc|cudnn|mkldnn|miopen)", "a backend kernel"),
-    (r"quantiz|^q_|^int_repr$|^qscheme$|^dequantize$|^choose_qparams|_per_(tensor|channel)", "quantization"),
+    (r"quantiz|fake_quant|^q_|^int_repr$|^qscheme$|^dequantize$|^choose_qparams|_per_(tensor|channel)", "quantization"),
     (r"sparse|_coo|coo_|_csr|csr_|_csc|csc_|_bsr|bsr_|_bsc|bsc_|^crow_indices$|^col_indices$|^ccol_indices$|"
-     r"^row_indices$|^coalesce$|^is_coalesced$|^indices$|^values$|^dense_dim$|^sparse_dim$|^to_mkldnn$",
+     r"^row_indices$|^coalesce$|^is_coalesced$|^indices$|^values$|^dense_dim$|^sparse_dim$|^to_mkldnn$|"
+     r"^(spmm|smm|dsmm|hsmm|hspmm|saddmm|sspaddmm)$",
      "a sparse layout"),
     (r"^sym_|^Sym|^compile|^export$|^jit$|autocast|vital|^is_vulkan|^fork$|^wait$|^parse_|^merge_type|"
      r"^unify_type|^import_ir|^set_flush_denormal$|^typename$|^cond$|^while_loop$|^library$|_jit_|torch_function|"
