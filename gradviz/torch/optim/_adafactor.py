@@ -12,9 +12,9 @@ from .optimizer import Optimizer, bump, scalar
 class Adafactor(Optimizer):
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, weight_decay=0.0, *,
                  foreach=None, maximize=False):
-        checks = (("Learning rate", 0.0, lr, True), ("beta2_decay", 0.0, beta2_decay, False),
-                  ("epsilon1", 0.0, 0.0 if eps[0] is None else eps[0], True), ("epsilon2", 0.0, eps[1], True),
-                  ("Clipping threshold d", 1.0, d, True), ("weight_decay", 0.0, weight_decay, True))
+        checks = (("Learning rate", 0, lr, True), ("beta2_decay", 0, beta2_decay, False),
+                  ("epsilon1", 0, 0 if eps[0] is None else eps[0], True), ("epsilon2", 0, eps[1], True),
+                  ("Clipping threshold d", 1, d, True), ("weight_decay", 0, weight_decay, True))
         for what, bound, value, above in checks:
             if not (bound <= value if above else value <= bound):
                 raise _errors_optim.adafactor_not_below(what, bound, value, above)

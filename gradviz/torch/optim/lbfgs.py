@@ -172,12 +172,12 @@ class LBFGS(Optimizer):
             return self._step(closure)
 
     def _step(self, closure):
+        closure = enable_grad()(closure)  # every evaluation records, as in PyTorch
         group = self.param_groups[0]
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
-        with enable_grad():
-            orig_loss = closure()
+        orig_loss = closure()
         loss = float(orig_loss)
         state["func_evals"] += 1
         flat_grad = self._gather_flat_grad()
@@ -252,9 +252,7 @@ class _Iterations:
             return ls_func_evals, self.flat_grad.abs().max() <= group["tolerance_grad"]
         optimizer._add_grad(self.t, self.d)
         if n_iter != max_iter:
-            with enable_grad():
-                loss = self.closure()
-            self.loss = float(loss)
+            self.loss = float(self.closure())
             self.flat_grad = optimizer._gather_flat_grad()
             return 1, self.flat_grad.abs().max() <= group["tolerance_grad"]
         return 0, False
