@@ -124,3 +124,18 @@ SPARSE_ADAM_DENSE_GRAD = "SparseAdam does not support dense gradients, please co
 
 def sparse_adam_complex(indices):
     return ValueError(f"Complex params at indices {indices}: SparseAdam does not support complex parameters")
+
+
+def invalid_decay(decay):
+    return ValueError(f"Invalid decay value {decay} provided. Please provide a value in [0,1] range.")
+
+
+AVERAGED_MODEL_TWO_FNS = "Only one of avg_fn and multi_avg_fn should be provided"
+
+
+def swalr_strategy(strategy):
+    return ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {strategy}")
+
+
+def swalr_epochs(epochs):
+    return ValueError(f"anneal_epochs must be equal or greater than 0, got {epochs}")

@@ -15,6 +15,7 @@ from .rmsprop import RMSprop  # noqa: F401
 from .rprop import Rprop  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
+from . import swa_utils  # noqa: F401
 
 
 from .. import _missing as _missing_names  # noqa: E402
