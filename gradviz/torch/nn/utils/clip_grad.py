@@ -52,8 +52,11 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     clip_coef = max_norm / (total_norm + 1e-6)
     clip_coef_clamped = _F.clamp(clip_coef, max=1.0)
     for group in _by_dtype(grads):
+        # PyTorch's promotion: a 0-dim coefficient takes a dimensioned gradient's dtype before
+        # the product; against a 0-dim gradient it promotes (float64 math, then the cast back)
+        cast = clip_coef_clamped.to(group[0].dtype)
         for g in group:
-            g.mul_(clip_coef_clamped)
+            g.mul_(clip_coef_clamped if g.dim() == 0 else cast)
 
 
 @_no_grad
