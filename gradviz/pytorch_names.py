@@ -95,11 +95,11 @@ MISSING = {
         "reinforce renorm renorm_ repeat_interleave resize resize_as resize_as_sparse_ rot90 row_indices "
         "scatter_reduce scatter_reduce_ select_scatter set_ share_memory_ short signbit sinc sinc_ "
         "slice_inverse slice_scatter slogdet smm solve sparse_dim sparse_mask sparse_resize_ "
-        "sparse_resize_and_clear_ split_with_sizes squeeze_ sspaddmm stft storage storage_offset storage_type "
-        "svd swapaxes_ swapdims_ symeig t_ take to_dense to_mkldnn to_padded_tensor to_sparse to_sparse_bsc "
-        "to_sparse_bsr to_sparse_coo to_sparse_csc to_sparse_csr transpose_ triangular_solve tril_ triu_ "
-        "unfold unique unique_consecutive unsafe_chunk unsafe_split unsafe_split_with_sizes unsqueeze_ "
-        "untyped_storage values vdot volatile vsplit xlogy_ xpu ").split()),
+        "sparse_resize_and_clear_ split_with_sizes squeeze_ sspaddmm stft storage storage_type svd swapaxes_ "
+        "swapdims_ symeig t_ take to_dense to_mkldnn to_padded_tensor to_sparse to_sparse_bsc to_sparse_bsr "
+        "to_sparse_coo to_sparse_csc to_sparse_csr transpose_ triangular_solve tril_ triu_ unfold unique "
+        "unique_consecutive unsafe_chunk unsafe_split unsafe_split_with_sizes unsqueeze_ untyped_storage "
+        "values vdot volatile vsplit xlogy_ xpu ").split()),
     'torch.nn': frozenset(("AdaptiveAvgPool1d AdaptiveAvgPool3d AdaptiveLogSoftmaxWithLoss AdaptiveMaxPool1d AdaptiveMaxPool2d "
         "AdaptiveMaxPool3d AlphaDropout AvgPool1d AvgPool3d BatchNorm3d Bilinear CELU CTCLoss ChannelShuffle "
         "CircularPad1d CircularPad2d CircularPad3d ConstantPad1d ConstantPad2d ConstantPad3d Container Conv3d "
@@ -123,24 +123,20 @@ MISSING = {
         "conv_transpose2d conv_transpose3d cosine_embedding_loss ctc_loss dropout1d dropout2d dropout3d elu_ "
         "embedding_bag feature_alpha_dropout fold fractional_max_pool2d fractional_max_pool2d_with_indices "
         "fractional_max_pool3d fractional_max_pool3d_with_indices gaussian_nll_loss glu grid_sample "
-        "grouped_mm gumbel_softmax handle_torch_function hardshrink hardsigmoid hardswish hardtanh_ "
-        "has_torch_function has_torch_function_unary has_torch_function_variadic hinge_embedding_loss "
-        "instance_norm leaky_relu_ linear_cross_entropy local_response_norm logsigmoid lp_pool1d lp_pool2d "
-        "lp_pool3d margin_ranking_loss max_pool1d_with_indices max_pool2d_with_indices max_pool3d "
+        "grouped_mm handle_torch_function hardshrink hardsigmoid hardswish hardtanh_ has_torch_function "
+        "has_torch_function_unary has_torch_function_variadic hinge_embedding_loss instance_norm leaky_relu_ "
+        "linear_cross_entropy local_response_norm logsigmoid lp_pool1d lp_pool2d lp_pool3d "
+        "margin_ranking_loss max_pool1d_with_indices max_pool2d_with_indices max_pool3d "
         "max_pool3d_with_indices max_unpool1d max_unpool2d max_unpool3d mish multi_margin_loss "
         "multilabel_margin_loss multilabel_soft_margin_loss native_channel_shuffle pairwise_distance pdist "
         "pixel_shuffle pixel_unshuffle poisson_nll_loss prelu rms_norm rrelu rrelu_ scaled_grouped_mm "
         "scaled_mm selu selu_ soft_margin_loss softshrink softsign tanhshrink threshold threshold_ "
         "triplet_margin_loss triplet_margin_with_distance_loss unfold ").split()),
     'torch.nn.init': frozenset((" ").split()),
-    'torch.nn.utils': frozenset(("clip_grad_norm clip_grads_with_norm_ convert_conv2d_weight_memory_format "
-        "convert_conv3d_weight_memory_format fuse_conv_bn_eval fuse_conv_bn_weights fuse_linear_bn_eval "
-        "fuse_linear_bn_weights get_total_norm parametrizations parametrize remove_spectral_norm "
-        "remove_weight_norm skip_init spectral_norm stateless weight_norm ").split()),
-    'torch.optim': frozenset(("ASGD Adadelta Adafactor Adamax LBFGS Muon NAdam RAdam Rprop SparseAdam swa_utils "
-        "swap_in_optimizer_params_and_state ").split()),
-    'torch.optim.lr_scheduler': frozenset(("ChainedScheduler ConstantLR CosineAnnealingWarmRestarts CyclicLR LinearLR MultiplicativeLR "
-        "OneCycleLR PolynomialLR ReduceLROnPlateau SequentialLR ").split()),
+    'torch.nn.utils': frozenset(("convert_conv2d_weight_memory_format convert_conv3d_weight_memory_format parametrizations parametrize "
+        "stateless ").split()),
+    'torch.optim': frozenset(("Muon swap_in_optimizer_params_and_state ").split()),
+    'torch.optim.lr_scheduler': frozenset((" ").split()),
     'torch.linalg': frozenset(("cholesky cholesky_ex cond cross det diagonal eig eigh eigvals eigvalsh householder_product inv "
         "inv_ex ldl_factor ldl_factor_ex ldl_solve lstsq lu lu_factor lu_factor_ex lu_solve matrix_exp "
         "matrix_power matrix_rank multi_dot pinv qr slogdet solve solve_ex solve_triangular svd svdvals "
