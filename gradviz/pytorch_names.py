@@ -130,11 +130,9 @@ MISSING = {
         "scaled_mm selu selu_ soft_margin_loss softshrink softsign tanhshrink threshold threshold_ "
         "triplet_margin_loss triplet_margin_with_distance_loss unfold ").split()),
     'torch.nn.init': frozenset((" ").split()),
-    'torch.nn.utils': frozenset(("clip_grad_norm convert_conv2d_weight_memory_format convert_conv3d_weight_memory_format "
-        "fuse_conv_bn_eval fuse_conv_bn_weights fuse_linear_bn_eval fuse_linear_bn_weights parametrizations "
-        "parametrize remove_spectral_norm remove_weight_norm skip_init spectral_norm stateless weight_norm ").split()),
-    'torch.optim': frozenset(("ASGD Adadelta Adafactor Adamax LBFGS Muon NAdam RAdam Rprop SparseAdam swa_utils "
-        "swap_in_optimizer_params_and_state ").split()),
+    'torch.nn.utils': frozenset(("convert_conv2d_weight_memory_format convert_conv3d_weight_memory_format parametrizations parametrize "
+        "stateless ").split()),
+    'torch.optim': frozenset(("Muon swap_in_optimizer_params_and_state ").split()),
     'torch.optim.lr_scheduler': frozenset((" ").split()),
     'torch.linalg': frozenset(("cholesky cholesky_ex cond cross det diagonal eig eigh eigvals eigvalsh householder_product inv "
         "inv_ex ldl_factor ldl_factor_ex ldl_solve lstsq lu lu_factor lu_factor_ex lu_solve matrix_exp "

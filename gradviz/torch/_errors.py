@@ -330,16 +330,6 @@ def bool_argument(function, argument, value, position=None):
     return TypeError(f"{function}(): argument '{argument}'{where} must be bool, not {type(value).__name__}")
 
 
-def clip_nonfinite_norm(norm_type):
-    return RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
-                        "cannot be clipped. To disable this error and scale the gradients by the non-finite norm "
-                        "anyway, set `error_if_nonfinite=False`")
-
-
-def clip_empty_generator():
-    return "`parameters` is an empty generator, no gradient clipping will occur."
-
-
 def anomaly_mode_enabled():
     return ("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
             "enabled for debugging.")

@@ -74,3 +74,68 @@ def stepped_past_total(step, total):
 
 def no_momentum():
     return ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+
+
+# -- the optimizers' argument checks (torch/optim/*.py) ----------------------------------
+
+def invalid_value(what, value):
+    """'Invalid learning rate: -1', 'Invalid beta parameter at index 0: 1.0'..."""
+    return ValueError(f"Invalid {what}: {value}")
+
+
+def check_betas(betas):
+    for index in (0, 1):
+        if not 0.0 <= betas[index] < 1.0:
+            raise invalid_value(f"beta parameter at index {index}", betas[index])
+
+
+def check_non_negative(**values):
+    """Each keyword's value must be >= 0, named as PyTorch names it ('lr' is 'learning rate',
+    'eps' 'epsilon value', the rest '<name> value')."""
+    names = {"lr": "learning rate", "eps": "epsilon value"}
+    for key, value in values.items():
+        if not 0.0 <= value:
+            raise invalid_value(names.get(key, f"{key} value"), value)
+
+
+def invalid_eta_values(etas):
+    return ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+
+
+def unsupported_sparse(name):
+    return RuntimeError(f"{name} does not support sparse gradients")
+
+
+def adafactor_not_below(what, bound, value, above=True):
+    """Adafactor's own wording: 'Learning rate should be >= 0 but is: -1'."""
+    return ValueError(f"{what} should be {'>=' if above else '<='} {bound} but is: {value}")
+
+
+LBFGS_PARAM_GROUPS = "LBFGS doesn't support per-parameter options (parameter groups)"
+LBFGS_LINE_SEARCH = "only 'strong_wolfe' is supported"
+
+
+def adafactor_complex():
+    return RuntimeError("Adafactor does not support complex parameters")
+
+
+SPARSE_ADAM_DENSE_GRAD = "SparseAdam does not support dense gradients, please consider Adam instead"
+
+
+def sparse_adam_complex(indices):
+    return ValueError(f"Complex params at indices {indices}: SparseAdam does not support complex parameters")
+
+
+def invalid_decay(decay):
+    return ValueError(f"Invalid decay value {decay} provided. Please provide a value in [0,1] range.")
+
+
+AVERAGED_MODEL_TWO_FNS = "Only one of avg_fn and multi_avg_fn should be provided"
+
+
+def swalr_strategy(strategy):
+    return ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {strategy}")
+
+
+def swalr_epochs(epochs):
+    return ValueError(f"anneal_epochs must be equal or greater than 0, got {epochs}")

@@ -24,6 +24,9 @@ def fma(a, b, c):
     dtypes (half precision) in two roundings."""
     dtype = np.result_type(np.asarray(c).dtype, np.asarray(b).dtype)
     if dtype == np.float32:
+        if np.ndim(a) == np.ndim(b) == np.ndim(c) == 0:
+            # _libm's halfway redo indexes its arrays, which a 0-dim array cannot be
+            return _libm.fused_multiply_add32(np.reshape(a, 1), np.reshape(b, 1), np.reshape(c, 1)).reshape(())
         return _libm.fused_multiply_add32(a, b, c)
     if dtype == np.float64:
         return _libm.fused_multiply_add(a, b, c)
