@@ -27,7 +27,7 @@ EXPECTED = {  # of SCRIPT's graph, on either engine
     "SumBackward0": (("self", "F.expand(grad, self_sym_sizes)"),),
     "TanhBackward0": (("self", "F.tanh_backward(grad, result)"),),
     "MulBackward0": (("self", "grad * F.conj(other)"), ("other", "grad * F.conj(self)")),
-    "MmBackward0": (("self", "grad.mm(F.conj(mat2.t()))"), ("mat2", "F.conj(self.t()).mm(grad)")),
+    "MmBackward0": (("self", "F.mm(grad, F.conj(F.t(mat2)))"), ("mat2", "F.mm(F.conj(F.t(self)), grad)")),
     "AccumulateGrad": (),
 }
 

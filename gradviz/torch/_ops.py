@@ -241,9 +241,11 @@ pow_scalar_base = Op("PowBackward2", lambda self, exponent: K.power_arrays(self,
 
 # ---------------------------------------------------------------------------------------
 # linear algebra
+# Written with F.mm / F.t (not methods) so that backward without create_graph runs them on
+# bare arrays (autograd/raw.py): the same numpy product, without a tensor per operand.
 mm = Op("MmBackward0", lambda self, mat2: self @ mat2,
-        self=lambda grad, mat2: grad.mm(F.conj(mat2.t())),
-        mat2=lambda grad, self: F.conj(self.t()).mm(grad))
+        self=lambda grad, mat2: F.mm(grad, F.conj(F.t(mat2))),
+        mat2=lambda grad, self: F.mm(F.conj(F.t(self)), grad))
 mv = Op("MvBackward0", lambda self, vec: self @ vec,
         self=lambda grad, vec: grad.unsqueeze(1) * F.conj(vec.unsqueeze(0)),
         vec=lambda grad, self: F.conj(self.t()).mv(grad))
@@ -256,10 +258,10 @@ bmm = Op("BmmBackward0", lambda self, mat2: self @ mat2,
 addmm = Op("AddmmBackward0",
            lambda self, mat1, mat2, *, beta, alpha: K.addmm_arrays(self, mat1, mat2, beta, alpha),
            self=lambda grad, beta: grad if beta == 1 else grad * beta,
-           mat1=lambda grad, mat2, alpha: (grad.mm(F.conj(mat2.t())) if alpha == 1
-                                           else grad.mm(F.conj(mat2.t())) * alpha),
-           mat2=lambda grad, mat1, alpha: (F.conj(mat1.t()).mm(grad) if alpha == 1
-                                           else F.conj(mat1.t()).mm(grad) * alpha))
+           mat1=lambda grad, mat2, alpha: (F.mm(grad, F.conj(F.t(mat2))) if alpha == 1
+                                           else F.mm(grad, F.conj(F.t(mat2))) * alpha),
+           mat2=lambda grad, mat1, alpha: (F.mm(F.conj(F.t(mat1)), grad) if alpha == 1
+                                           else F.mm(F.conj(F.t(mat1)), grad) * alpha))
 
 # ---------------------------------------------------------------------------------------
 # elementwise
