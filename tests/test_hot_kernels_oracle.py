@@ -64,3 +64,25 @@ def test_relu_backward_on_the_engine_matches_pytorch(seed):
     T.relu(ours).backward(T.tensor(upstream))
     torch.relu(theirs).backward(torch.tensor(upstream))
     np.testing.assert_array_equal(_bits(ours.grad.numpy()), _bits(theirs.grad.numpy()))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("seed", range(6))
+def test_relu_forward_gives_pytorchs_bits_and_layout(dtype, seed):
+    rng = np.random.default_rng(seed)
+    for shape in SHAPES + [()]:
+        values = _with_specials(rng.standard_normal(shape).astype(dtype), rng)
+        for layout in ((values, values.T, values[..., ::2]) if shape else (values,)):
+            ours = K.relu_array(layout)
+            theirs = torch.relu(torch.from_numpy(np.ascontiguousarray(layout))).numpy()
+            assert type(ours) is np.ndarray and ours.dtype == layout.dtype and ours.shape == layout.shape
+            assert ours.strides == np.maximum(layout, 0).strides  # the layout numpy's ufuncs give
+            np.testing.assert_array_equal(_bits(ours), _bits(theirs))  # -0.0 and NaN signs included
+
+
+def test_relu_of_integers_and_a_0d_array():
+    ours = T.relu(T.tensor([[-3, 0, 5]]))
+    np.testing.assert_array_equal(ours.numpy(), torch.relu(torch.tensor([[-3, 0, 5]])).numpy())
+    assert ours.dtype == T.int64
+    scalar = T.relu(T.tensor(-0.0))
+    assert float(scalar) == 0.0 and np.signbit(scalar.numpy()) == np.signbit(torch.relu(torch.tensor(-0.0)).numpy())

@@ -154,6 +154,17 @@ def threshold_backward_array(grad_output, self, threshold):
     return np.where(self <= threshold, 0, grad_output).astype(grad_output.dtype, copy=False)
 
 
+def relu_array(x):
+    """PyTorch's relu: x where x is not below 0 (NaN and -0.0 kept, as PyTorch keeps them;
+    numpy's maximum(-0.0, 0) gives +0.0), else +0.0. For real floats the choice is made on
+    the bits, as threshold_backward_array does: no branch per element, and the layout of x."""
+    as_int = _SAME_WIDTH_INT.get(x.itemsize)
+    if as_int is not None and x.dtype.kind == "f":
+        keep_bits = np.asarray(x < 0).view(np.int8) - np.int8(1)
+        return np.asarray(np.bitwise_and(x.view(as_int), keep_bits)).view(x.dtype)  # asarray: 0-d stays an array
+    return np.maximum(x, 0).astype(x.dtype, copy=False)
+
+
 def sigmoid_array(x):
     if x.dtype == np.float32 and ROUNDING.dtype is None and x.size:
         return _sigmoid_float(x)
