@@ -145,9 +145,37 @@ def sigmoid_backward_array(grad_output, output):
     return grad_output * (scalar_as_array(1.0, output) - output) * output
 
 
+# The signed integer of each float width, to select a float's bits with a mask.
+_SAME_WIDTH_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
 def threshold_backward_array(grad_output, self, threshold):
-    """PyTorch's threshold_backward (relu's backward): grad_output where self > threshold, else 0."""
+    """PyTorch's threshold_backward (relu's backward): grad_output where self > threshold, else 0.
+
+    For real floats of one shape and dtype the choice is made on the bits, without a branch:
+    np.where branches on every element, and a ReLU's mask is as random as its input (about
+    14x slower on a 128x512 float32 gradient). The mask as int8 is 0 where the gradient is
+    kept and -1 where it is dropped; minus one more, it is all ones (kept) or zero (+0.0),
+    widened with its sign to the float's width. The bits are those np.where gives, inf and
+    NaN included."""
+    as_int = _SAME_WIDTH_INT.get(grad_output.itemsize) if type(grad_output) is np.ndarray else None
+    if (as_int is not None and type(self) is np.ndarray and grad_output.dtype.kind == "f" and grad_output.ndim
+            and grad_output.dtype == self.dtype and grad_output.shape == self.shape
+            and grad_output.flags.c_contiguous and self.flags.c_contiguous and not isinstance(threshold, complex)):
+        keep_bits = (self <= threshold).view(np.int8) - np.int8(1)
+        return np.bitwise_and(grad_output.view(as_int), keep_bits).view(grad_output.dtype)
     return np.where(self <= threshold, 0, grad_output).astype(grad_output.dtype, copy=False)
+
+
+def relu_array(x):
+    """PyTorch's relu: x where x is not below 0 (NaN and -0.0 kept, as PyTorch keeps them;
+    numpy's maximum(-0.0, 0) gives +0.0), else +0.0. For real floats the choice is made on
+    the bits, as threshold_backward_array does: no branch per element, and the layout of x."""
+    as_int = _SAME_WIDTH_INT.get(x.itemsize)
+    if as_int is not None and x.dtype.kind == "f":
+        keep_bits = np.asarray(x < 0).view(np.int8) - np.int8(1)
+        return np.asarray(np.bitwise_and(x.view(as_int), keep_bits)).view(x.dtype)  # asarray: 0-d stays an array
+    return np.maximum(x, 0).astype(x.dtype, copy=False)
 
 
 def sigmoid_array(x):

@@ -68,6 +68,10 @@ def _multi_row_sum(rows):
     sums, leftover = _group_sums(rows, step)
     unfinished = []
     for _ in range(1, LEVELS - 1):
+        if sums.shape[0] < step:
+            # No group fills up from here on: this level's running sum is its tail and each
+            # level above adds +0.0, which changes nothing (no running sum is -0.0).
+            break
         sums, tail = _group_sums(sums, step)
         unfinished.append(tail)
     unfinished.append(_running_sum(sums))

@@ -305,7 +305,7 @@ tanh_backward = Op("TanhBackwardBackward0", K.tanh_backward_array,
 sigmoid_backward = Op("SigmoidBackwardBackward0", K.sigmoid_backward_array,
                       grad_output=lambda grad, output: F.sigmoid_backward(grad, output),
                       output=lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1))
-relu = Op("ReluBackward0", lambda self: np.maximum(self, 0).astype(self.dtype, copy=False),
+relu = Op("ReluBackward0", lambda self: K.relu_array(self),
           self=lambda grad, result: F.threshold_backward(grad, result, 0))
 # relu's backward as an op of its own: its output depends on the saved result, so with
 # create_graph the first-order gradient requires grad even for a constant upstream gradient.

@@ -9,6 +9,7 @@
 import gc
 import heapq
 import itertools
+import sys
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from .. import _dtypes, _tensor  # bound lazily: both import this module
 from .._namespace import F
 from .grad_mode import ANOMALY, STATE
 from .graph import emit
-from .layout import empty_like_variable, stored_grad
+from .layout import empty_like_variable, obeys_layout_contract, stored_grad
 from .raw import raw_formulas
 from .node import (SIG_INPUT_META, SIG_NEEDS, SIG_OP, SIG_NRS, SIG_OUTPUT_META, AccumulateGrad, FreedSlot, SavedScalar,
                    SavedTensor, creation_site)
@@ -166,6 +167,7 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
     ndarray = np.ndarray
     following = None  # the one node made ready by the last node, when nothing else is queued
     handed = None  # ...and its gradient, when it waited for nothing else (kept out of buffers)
+    grad = None  # the last gradient passed on (still held here when the next node runs)
     while True:
         if following is not None:
             node, following = following, None
@@ -197,8 +199,11 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
                     raw = op.memo.raw = raw_formulas(op)
                 if raw is not None:
                     outputs = _raw_outputs(node, raw, first)
-            elif not hooked and type(node) is AccumulateGrad and _accumulate_array(node.variable, first):
-                outputs = ()
+            elif not hooked and type(node) is AccumulateGrad:
+                # first's holders beyond this frame's own: none, and .grad may take it without a copy
+                unshared = _refcount(first) <= _SOLE_LOCAL + (grad is first) + (pending is not None)
+                if _accumulate_array(node.variable, first, unshared):
+                    outputs = ()
             if outputs is None:
                 if pending is None:
                     pending = [first] + [None] * (len(sig[SIG_OUTPUT_META]) - 1)
@@ -309,23 +314,47 @@ def _run_wrapped(node, grads, retain_graph):
     return [None if g is None else g._data for g in outputs]
 
 
-def _accumulate_array(variable, grad):
-    """AccumulateGrad on a bare array, when no hook has to see it; False to take the general path."""
+_refcount = sys.getrefcount
+
+
+def _refs_of_a_sole_local():
+    """What sys.getrefcount says of an object that one local variable alone holds (2 where
+    the call's own argument is counted; Python versions differ)."""
+    probe = object()
+    return _refcount(probe)
+
+
+_SOLE_LOCAL = _refs_of_a_sole_local()
+
+
+def _accumulate_array(variable, grad, unshared=False):
+    """AccumulateGrad on a bare array, when no hook has to see it; False to take the general path.
+    ``unshared``: nothing outside the engine's loop holds ``grad`` (see _store_grad)."""
     if variable._hooks or variable._post_accumulate_hooks:
         return False
-    return _store_grad(variable, grad)
+    return _store_grad(variable, grad, unshared)
 
 
-def _store_grad(variable, grad):
+def _store_grad(variable, grad, unshared=False):
     """Put the array ``grad`` into ``variable.grad`` when that builds no graph: a fresh copy,
-    or added in place (a version bump). False when ``.grad`` itself carries a graph."""
+    or added in place (a version bump). False when ``.grad`` itself carries a graph.
+
+    A first gradient that nothing else holds (``unshared``: no user, view or other node),
+    owns its buffer, is writable and is laid out as the variable is, is taken as it is, as
+    PyTorch's AccumulateGrad steals a gradient no one else uses: the copy would have the
+    same values and strides (a W6 step copied 32 MiB for nothing)."""
     current = variable._grad
     if current is not None and current._requires_grad:
         return False
     if grad.dtype != variable._data.dtype:
         grad = grad.astype(variable._data.dtype)
+        unshared = True  # a fresh array no one else has seen
     if current is None:
-        variable._grad = _tensor.Tensor._make(stored_grad(grad, variable._data))
+        flags = grad.flags
+        if unshared and flags.owndata and flags.writeable and obeys_layout_contract(grad, variable._data):
+            variable._grad = _tensor.Tensor._make(grad)  # taken as it is: stored_grad would copy it as it is
+        else:
+            variable._grad = _tensor.Tensor._make(stored_grad(grad, variable._data))
     else:
         current._data += grad
         current._vbox[0] += 1

@@ -29,7 +29,7 @@ def _raw_namespace():
             sgn=_ops.sgn.forward, sign=_ops.sign.forward, reciprocal=_ops.reciprocal.forward,
             tanh_backward=_ops.tanh_backward.forward, sigmoid_backward=_ops.sigmoid_backward.forward,
             threshold_backward=K.threshold_backward_array,
-            conj=_conj,
+            conj=_conj, mm=_ops.mm.forward, t=_ops.t.forward,
             scalar_add=lambda a, number: (a + number).astype(a.dtype, copy=False),
             scalar_sub=lambda a, number: (a - number).astype(a.dtype, copy=False),
             scalar_mul=lambda a, number: (a * number).astype(a.dtype, copy=False),
