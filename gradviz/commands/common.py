@@ -245,7 +245,10 @@ def backward_pass(roots, retain_graph: bool, torch=None) -> PassResult:
             torch.autograd.backward(tensors, [torch.ones_like(t) for t in tensors], retain_graph=retain_graph)
             return
         grads = [torch.ones(tuple(r.shape or ()), dtype=getattr(torch, r.dtype or "float32")) for r in roots]
-        if hasattr(torch.autograd, "graph") and hasattr(torch.autograd.graph, "GradientEdge"):  # PyTorch
+        if not torch.__name__.startswith("gradviz"):  # PyTorch: from a node, through a GradientEdge
+            if not hasattr(getattr(torch.autograd, "graph", None), "GradientEdge"):
+                raise NotImplementedError(f"PyTorch {torch.__version__} cannot run backward from a graph node "
+                                          "without its tensor (torch.autograd.graph.GradientEdge is newer)")
             edges = [torch.autograd.graph.GradientEdge(*r.edge) for r in roots]
             torch.autograd.backward(edges, grads, retain_graph=retain_graph)
         else:
