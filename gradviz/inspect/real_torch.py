@@ -222,7 +222,7 @@ class TorchRecorder:
         Tensor = self.torch.Tensor
         outs = [t for t in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(t, Tensor)]
         made = [t for t in outs if _grad_fn(t) is not None]
-        if self.nonfinite is not None and self.nonfinite.found is None and outs:
+        if self.nonfinite is not None and self.nonfinite.found is None and outs and not _uninitialized(func):
             self._check_nonfinite(func, args, kwargs, outs, name, _grad_fn(made[0]) if made else None)
         if not made:
             return
@@ -650,6 +650,15 @@ def _raw_state(node, attr, raw, known=None, index=None):
 
 def _any_freed(node, slots, meta=None) -> bool:
     return any(state == "freed" for slot, attr in slots for _, state, _ in _slot_states(node, slot, attr, meta))
+
+
+_EMPTY = frozenset({"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided"})
+
+
+def _uninitialized(func) -> bool:
+    """Whether ``func`` makes a tensor whose values are whatever memory held (``torch.empty``,
+    as nn.Linear's init makes its weight): a NaN there is no finding."""
+    return getattr(func, "__name__", None) in _EMPTY
 
 
 def _grad_fn(t):
