@@ -826,6 +826,8 @@ class _Reader:
             forward.modules.of_tensor(variable) if variable is not None else forward.modules.of_op(op)
         try:
             outputs = tuple([self._shape(tuple(m.shape), m.dtype) for m in node._input_metadata])
+        except AttributeError:  # an older PyTorch: the outputs of the call that made the node
+            outputs = self._call_outputs(op) if main and op is not None else ()
         except Exception:  # noqa: BLE001
             outputs = ()
         return BackwardNode(
@@ -834,6 +836,12 @@ class _Reader:
             freed_by=_call_info(freed_by, calls), leaf=leaf,
             output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else (),
             module=module, module_call=module_call, formulas=formula_texts(cls))  # gradviz's table, where it knows cls
+
+    def _call_outputs(self, op):
+        """A node's outputs as the recorder saw its call's results (those with a grad_fn),
+        for a PyTorch without ``node._input_metadata``."""
+        values = [self.recorder.value(serial) for serial in op.outputs]
+        return tuple((v.shape, v.dtype) for v in values if v is not None and not v.is_leaf)
 
     def _shape(self, shape, dtype):
         key = (shape, dtype)
@@ -963,5 +971,7 @@ def _root(spec, names, index, forward):
         except Exception:  # noqa: BLE001
             pass
     value_id = forward.value_id_of_output(node, nr) if forward is not None and node is not None else None
-    name = forward.values[int(value_id[1:])].name if value_id is not None else None
-    return Root(name, node_id, nr, shape, dtype, node is not None, value_id)
+    value = forward.values[int(value_id[1:])] if value_id is not None else None
+    if value is not None and shape is None:  # an older PyTorch, without node._input_metadata
+        shape, dtype = value.shape, value.dtype
+    return Root(value.name if value is not None else None, node_id, nr, shape, dtype, node is not None, value_id)
