@@ -190,6 +190,7 @@ def test_cuda_tensors_are_copied_to_the_host_only_to_be_read(tmp_path):
     assert "MulBackward0" in (tmp_path / "g.dot").read_text()
 
 
+@pytest.mark.torch_2_13  # the engine's graph is PyTorch 2.13's (attention's fused node differs by release)
 def test_the_transformer_block_gives_the_same_loss_and_graph_on_both_engines(tmp_path):
     ours, theirs = tmp_path / "g.dot", tmp_path / "t.dot"
     # the backward graph, node for node and slot for slot; the forward views differ by design

@@ -245,9 +245,16 @@ def backward_pass(roots, retain_graph: bool, torch=None) -> PassResult:
             torch.autograd.backward(tensors, [torch.ones_like(t) for t in tensors], retain_graph=retain_graph)
             return
         grads = [torch.ones(tuple(r.shape or ()), dtype=getattr(torch, r.dtype or "float32")) for r in roots]
-        if hasattr(torch.autograd, "graph") and hasattr(torch.autograd.graph, "GradientEdge"):  # PyTorch
-            edges = [torch.autograd.graph.GradientEdge(*r.edge) for r in roots]
-            torch.autograd.backward(edges, grads, retain_graph=retain_graph)
+        if not torch.__name__.startswith("gradviz"):  # PyTorch: from a node, through a GradientEdge
+            edge_type = getattr(getattr(torch.autograd, "graph", None), "GradientEdge", None)
+            try:
+                edges = [edge_type(*r.edge) for r in roots]
+                torch.autograd.backward(edges, grads, retain_graph=retain_graph)
+            except (TypeError, AttributeError) as e:  # before 2.2 no GradientEdge; backward takes one since 2.5 or so
+                if edge_type is not None and "GradientEdge" not in str(e):
+                    raise
+                raise NotImplementedError(f"PyTorch {torch.__version__} cannot run backward from a graph node "
+                                          "without its tensor (backward through a GradientEdge is newer)") from None
         else:
             from gradviz.torch.autograd.engine import run_backward
 

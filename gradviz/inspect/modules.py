@@ -107,8 +107,12 @@ class ModuleTracker:
         hooks = self.torch.nn.modules.module
         self._thread = threading.get_ident()
         del self._stack[:]
-        self._handles = (hooks.register_module_forward_pre_hook(self._pre),
-                         hooks.register_module_forward_hook(self._post, always_call=True))
+        pre = hooks.register_module_forward_pre_hook(self._pre)
+        try:
+            post = hooks.register_module_forward_hook(self._post, always_call=True)
+        except TypeError:  # PyTorch 2.0 has no always_call: a call that raised is dropped by _post later
+            post = hooks.register_module_forward_hook(self._post)
+        self._handles = (pre, post)
         return self
 
     def stop(self):

@@ -12,6 +12,7 @@ the inputs it read and the standard fix for the pattern; the script runs on, unt
 """
 from .calls import op_name, operand_texts
 from .model import NonFiniteInfo
+from .torch_nodes import sequence_nr
 from .walk import hook_nodes, unhook, walk
 
 _FIXES = (  # (ops, fix), first match wins; ops: forward names and node names
@@ -109,7 +110,7 @@ class NonFiniteWatch:
 
 def _sequence_nr(node) -> int:
     try:
-        return int(node._sequence_nr()) if node is not None else -1
+        return int(sequence_nr(node)) if node is not None else -1
     except Exception:  # noqa: BLE001 - a node without one
         return -1
 

@@ -35,6 +35,7 @@ from .forward import Forward
 from .calls import source_of
 from .torch_calls import (flat_inputs, internal_dirs, mode_class, op_name_of_call, scaffolding,
                           watch_function_apply)
+from .torch_nodes import HOOKS, forget_number, readable_saved_tensors, sequence_nr, unpacked_state
 from .model import BackwardCallInfo, BackwardNode, Edge, GradInfo, GraphSnapshot, LeafInfo, Root, SavedInfo
 from .modules import ModuleTracker
 from .modules import tensor_names as _with_module_names
@@ -120,8 +121,9 @@ _NO_SEQUENCE = 1 << 63  # what nodes without a sequence number (AccumulateGrad) 
 
 
 def _seq(node) -> int:
-    """A node's sequence number: stable and unique in its thread (AccumulateGrad: 2**64-1)."""
-    return node._sequence_nr()
+    """A node's sequence number: stable and unique in its thread (AccumulateGrad: 2**64-1);
+    gradviz's own where the release does not tell it (torch_nodes)."""
+    return sequence_nr(node)
 
 
 class TorchRecorder:
@@ -171,6 +173,7 @@ class TorchRecorder:
         self._mode.__enter__()
         ACTIVE.append(self)
         self._unpatch = watch_function_apply(self.torch, self)
+        self._unhook = None if readable_saved_tensors(self.torch) else HOOKS.start(self.torch)
         if self.memory is not None:  # each module call's inputs: what checkpointing it keeps
             self.tracker.on_call = self.memory.module_called
         try:
@@ -188,6 +191,9 @@ class TorchRecorder:
         unpatch, self._unpatch = getattr(self, "_unpatch", None), None
         if unpatch is not None:
             unpatch()
+        unhook, self._unhook = getattr(self, "_unhook", None), None
+        if unhook is not None:
+            unhook()
         self.tracker.stop()
         if mode is not None:
             mode.__exit__(None, None, None)
@@ -216,7 +222,7 @@ class TorchRecorder:
         Tensor = self.torch.Tensor
         outs = [t for t in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(t, Tensor)]
         made = [t for t in outs if _grad_fn(t) is not None]
-        if self.nonfinite is not None and self.nonfinite.found is None and outs:
+        if self.nonfinite is not None and self.nonfinite.found is None and outs and not _uninitialized(func):
             self._check_nonfinite(func, args, kwargs, outs, name, _grad_fn(made[0]) if made else None)
         if not made:
             return
@@ -293,6 +299,8 @@ class TorchRecorder:
                     meta[slot] = None  # a tensor the formula does not need: it stays undefined
                 if state == "recomputed":  # nothing to read: reading would run the checkpoint again
                     meta[slot] = _RECOMPUTED
+                if state == "packed":  # a release that can only unpack it must remember not to
+                    meta[slot] = _PACKED
                 if state != "tensor":
                     continue
                 index = next((k for k, (x, _) in enumerate(in_vals) if x is value), None)
@@ -407,8 +415,9 @@ class TorchRecorder:
         each saved tensor read (not unpacked through a hook: a checkpoint's are not kept)."""
         Tensor = self.torch.Tensor
         out = []
+        meta = self._node_meta.get(_seq(node))
         for slot, attr in self.slots_of(node):
-            for _, state, value in _slot_states(node, slot, attr):
+            for _, state, value in _slot_states(node, slot, attr, meta):
                 if state != "tensor" or not isinstance(value, Tensor):
                     continue
                 out.append((self.memory_key(value), int(value.untyped_storage().nbytes())))
@@ -527,6 +536,7 @@ class TorchRecorder:
             self._node_meta.pop(seq, None)
             self._freed.pop(seq, None)
             self._main.discard(seq)
+            forget_number(seq)
         for s in op.inputs + op.outputs:  # the values only this record used go with it
             v = self._values.get(s)
             if v is None:
@@ -603,7 +613,8 @@ def _slot_states(node, slot, attr, meta=None):
         except RuntimeError:  # freed: how many there were, the record knows
             known = sorted((k for k in (meta or {}) if k.startswith("saved_tensors[")), key=lambda k: int(k[14:-1]))
             return [(k, "freed", None) for k in known]
-        return [(f"saved_tensors[{k}]",) + _raw_state(node, attr, raw) for k, raw in enumerate(raws)]
+        return [(f"saved_tensors[{k}]",) + _raw_state(node, attr, raw, (meta or {}).get(f"saved_tensors[{k}]"), k)
+                for k, raw in enumerate(raws)]
     try:
         raw = getattr(node, "_raw" + attr, None)
     except RuntimeError:  # a list of saved tensors, freed
@@ -614,10 +625,17 @@ def _slot_states(node, slot, attr, meta=None):
         except RuntimeError:
             return [(slot, "freed", None)]
         return [(slot, "value", value)]
-    return [(slot,) + _raw_state(node, attr, raw)]
+    return [(slot,) + _raw_state(node, attr, raw, (meta or {}).get(slot))]
 
 
-def _raw_state(node, attr, raw):
+def _raw_state(node, attr, raw, known=None, index=None):
+    if not hasattr(raw, "unpack_hook"):  # an older PyTorch: unpacking is the only reading (torch_nodes)
+        if known is _RECOMPUTED or known is _PACKED:
+            return known[0], None
+        hook = HOOKS.top_unpack() if known is None else None  # None: the node is being recorded now
+        if hook is not None:
+            return ("recomputed" if recomputes(hook) else "packed"), None
+        return unpacked_state(node, attr, index)
     if raw.unpack_hook is not None:
         return ("recomputed" if recomputes(raw.unpack_hook) else "packed"), None
     data = raw.data
@@ -632,6 +650,15 @@ def _raw_state(node, attr, raw):
 
 def _any_freed(node, slots, meta=None) -> bool:
     return any(state == "freed" for slot, attr in slots for _, state, _ in _slot_states(node, slot, attr, meta))
+
+
+_EMPTY = frozenset({"empty", "empty_like", "new_empty", "empty_strided", "new_empty_strided"})
+
+
+def _uninitialized(func) -> bool:
+    """Whether ``func`` makes a tensor whose values are whatever memory held (``torch.empty``,
+    as nn.Linear's init makes its weight): a NaN there is no finding."""
+    return getattr(func, "__name__", None) in _EMPTY
 
 
 def _grad_fn(t):
@@ -769,7 +796,7 @@ class _Reader:
         global _SavedTensor
         self.recorder = recorder
         self.torch = torch
-        _SavedTensor = torch._C._autograd.SavedTensor
+        _SavedTensor = torch._C._autograd.SavedTensor if readable_saved_tensors(torch) else None
         self.slots = recorder.slots_of if recorder is not None else _SlotCache().slots_of
         self._ordered = {}  # (node type, where its saved tensors came from) -> its slots, in the engine's order
         self._shapes = {}  # (shape, dtype) -> one plain tuple, shared by the nodes that have it
@@ -784,7 +811,7 @@ class _Reader:
             if edge is None:
                 edge = shared[key] = Edge(*key)
             edges.append(edge)
-        seq = node._sequence_nr()
+        seq = _seq(node)
         rec = self.recorder
         if rec is not None:
             serial = rec._node_op.get(seq)
@@ -799,6 +826,8 @@ class _Reader:
             forward.modules.of_tensor(variable) if variable is not None else forward.modules.of_op(op)
         try:
             outputs = tuple([self._shape(tuple(m.shape), m.dtype) for m in node._input_metadata])
+        except AttributeError:  # an older PyTorch: the outputs of the call that made the node
+            outputs = self._call_outputs(op) if main and op is not None else ()
         except Exception:  # noqa: BLE001
             outputs = ()
         return BackwardNode(
@@ -807,6 +836,12 @@ class _Reader:
             freed_by=_call_info(freed_by, calls), leaf=leaf,
             output_names=tuple(out_names[nr] for nr in sorted(out_names)) if out_names else (),
             module=module, module_call=module_call, formulas=formula_texts(cls))  # gradviz's table, where it knows cls
+
+    def _call_outputs(self, op):
+        """A node's outputs as the recorder saw its call's results (those with a grad_fn),
+        for a PyTorch without ``node._input_metadata``."""
+        values = [self.recorder.value(serial) for serial in op.outputs]
+        return tuple((v.shape, v.dtype) for v in values if v is not None and not v.is_leaf)
 
     def _shape(self, shape, dtype):
         key = (shape, dtype)
@@ -849,6 +884,7 @@ class _Reader:
                     serials = op.outputs if is_out else op.inputs
                     value_id, tensor_name = forward.describe(serials[i] if i < len(serials) else None)
                 known = meta.get(slot) or _UNKNOWN
+                known = _UNKNOWN if known is _PACKED else known
                 is_output = origins[slot][0] if slot in origins else slot.startswith("result")
                 if known is _RECOMPUTED or state == "recomputed":
                     out.append(SavedInfo(slot, shown, "freed" if state == "freed" else "tensor", is_output=is_output,
@@ -859,9 +895,10 @@ class _Reader:
                 elif state == "freed":
                     out.append(SavedInfo(slot, shown, "freed", known[0], known[1], known[2], None, is_output,
                                          tensor_name, value_id))
-                elif state == "packed":
+                elif state in ("packed", "modified"):  # modified: an older PyTorch will not unpack it
                     out.append(SavedInfo(slot, shown, "tensor", known[0], known[1], known[2], None, is_output,
-                                         tensor_name, value_id, text="packed by a saved-tensor hook"))
+                                         tensor_name, value_id, text="packed by a saved-tensor hook"
+                                         if state == "packed" else "modified in place since it was saved"))
                 elif not known[0] and slot not in origins and value.dim() == 0 and not value.requires_grad \
                         and _wrapped_number(value):
                     out.append(SavedInfo(slot, shown, "scalar", (), _dtype(value.dtype), text=_short(value.item())))
@@ -882,6 +919,7 @@ class _Reader:
 
 _UNKNOWN = (None, None, None)
 _RECOMPUTED = ("recomputed", None, None)  # a slot torch.utils.checkpoint's hooks hold
+_PACKED = ("packed", None, None)  # a slot other saved-tensor hooks hold
 _SavedTensor = None  # torch._C._autograd.SavedTensor, once PyTorch is imported
 
 
@@ -933,5 +971,7 @@ def _root(spec, names, index, forward):
         except Exception:  # noqa: BLE001
             pass
     value_id = forward.value_id_of_output(node, nr) if forward is not None and node is not None else None
-    name = forward.values[int(value_id[1:])].name if value_id is not None else None
-    return Root(name, node_id, nr, shape, dtype, node is not None, value_id)
+    value = forward.values[int(value_id[1:])] if value_id is not None else None
+    if value is not None and shape is None:  # an older PyTorch, without node._input_metadata
+        shape, dtype = value.shape, value.dtype
+    return Root(value.name if value is not None else None, node_id, nr, shape, dtype, node is not None, value_id)

@@ -16,12 +16,12 @@ def watch_function_apply(torch, recorder):
     """Tell ``recorder`` of every custom ``autograd.Function`` call (its ``apply`` is plain
     Python, which a TorchFunctionMode does not see); returns the undo."""
     Function = torch.autograd.Function
-    original = Function.__dict__.get("apply")
-    if not isinstance(original, classmethod):
+    original = Function.__dict__.get("apply")  # a classmethod; a C one (classmethod_descriptor) since 2.15
+    if not hasattr(original, "__get__"):
         return None
 
     def apply(cls, *args, **kwargs):
-        out = original.__func__(cls, *args, **kwargs)
+        out = original.__get__(None, cls)(*args, **kwargs)
         recorder.on_function(cls, args, kwargs, out)
         return out
 

@@ -12,6 +12,8 @@ from typing import Callable, Optional
 
 from gradviz import tensor_records
 
+from .torch_nodes import sequence_nr
+
 
 class Names:
     """``{id(tensor): name}`` of the script's namespace, then of the locals of the
@@ -91,7 +93,7 @@ class Watch:
             try:
                 self._roots.add(n)
             except TypeError:  # PyTorch's nodes cannot be weakly referenced: their sequence number
-                self._seqs.add(n._sequence_nr())
+                self._seqs.add(sequence_nr(n))
 
     @property
     def captured(self):
@@ -104,7 +106,7 @@ class Watch:
         try:
             weakref.ref(node)
         except TypeError:  # a PyTorch node (WeakSet would just answer False)
-            return node._sequence_nr() in self._seqs
+            return sequence_nr(node) in self._seqs
         return node in self._roots
 
     def __enter__(self):
