@@ -18,7 +18,7 @@ print(torch.arange(5, device="meta"), torch.full((2,), 1.5, device="meta"))
 print(torch.empty(10 ** 6, 10 ** 6, device="meta").shape)
 
 # %%
-c = torch.randn(2, 3, requires_grad=True)
+c = torch.linspace(-1, 1, 6).reshape(2, 3).requires_grad_()
 moved = c.to("meta")
 print(moved)
 print(torch.ones(3).to(device="meta"), torch.empty_like(c, device="meta"))
