@@ -74,6 +74,8 @@ def statistics(values):
 
 
 def values_record(tensor):
+    if tensor.is_meta:  # no values on the meta device: nothing to list or summarise
+        return None, {"min": None, "max": None, "mean": None, "norm": None}
     values = tensor.detach().double()
     listed = values.tolist() if tensor.numel() <= MAX_LISTED_ELEMENTS else None
     return listed, statistics(values)
@@ -99,6 +101,8 @@ def tensor_record(name, tensor):
     if grad is not None:
         grad_data, grad_stats = values_record(grad)
         record["grad"] = {"data": grad_data, "stats": grad_stats}
+    if tensor.is_meta:
+        record["device"] = "meta"  # as gradviz run --json says it
     return record
 
 

@@ -20,6 +20,8 @@ class Stats:
     max: Optional[float]
     mean: Optional[float]
     norm: Optional[float]
+    #: "meta" for a tensor of the meta device, which has no values to summarise (all else None)
+    device: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -84,8 +86,13 @@ def _values(d, numel: int) -> tuple:
 _NUMPY_MAX_DIMS = 64 if int(__import__("numpy").__version__.split(".")[0]) >= 2 else 32
 
 
+_NO_VALUES = Stats(None, None, None, None, device="meta")
+
+
 def _values_of(t, numel: int) -> tuple:
     """(data, stats) of a tensor of either engine, of any number of dimensions."""
+    if getattr(t, "is_meta", False):
+        return None, _NO_VALUES
     if t.dim() <= _NUMPY_MAX_DIMS:
         return _values(_float64(t), numel)
     # more dimensions than numpy has (real PyTorch): statistics over the flat values, and
@@ -96,8 +103,8 @@ def _values_of(t, numel: int) -> tuple:
 
 
 def _imag_values(t, numel: int) -> Optional[Values]:
-    """The imaginary parts of a complex tensor; None for any other."""
-    if not getattr(t, "is_complex", lambda: False)():
+    """The imaginary parts of a complex tensor; None for any other (and for a meta one)."""
+    if not getattr(t, "is_complex", lambda: False)() or getattr(t, "is_meta", False):
         return None
     return Values(*_values(_float64(t.detach().imag), numel))
 

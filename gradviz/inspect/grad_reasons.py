@@ -490,7 +490,10 @@ def _reason(name, t, reach, kept):
 
 
 def _all_zero(tensor) -> bool:
-    """Whether a tensor (either engine's) or a NumPy array has elements, all zero."""
+    """Whether a tensor (either engine's) or a NumPy array has elements, all zero. A meta
+    tensor (or the engine's meta placeholder array) has no values: never known to be zero."""
+    if getattr(tensor, "is_meta", False):
+        return False
     data = getattr(tensor, "_data", None)
     if data is None and not hasattr(tensor, "numel"):
         data = tensor  # a NumPy array: the engine's saved data

@@ -306,7 +306,7 @@ class TorchRecorder:
                 index = next((k for k, (x, _) in enumerate(in_vals) if x is value), None)
                 nr = None if index is not None else next((k for k, o in enumerate(outs) if _same_data(o, value)),
                                                          None)
-                if index is None and nr is None and value.dim() == 0 and _wrapped_number(value):
+                if index is None and nr is None and value.dim() == 0 and not value.is_meta and _wrapped_number(value):
                     meta[slot] = ("scalar", _dtype(value.dtype), _short(value.item()))  # x * 2.0's 2.0
                     continue
                 meta[slot] = (tuple(value.shape), _dtype(value.dtype), int(value._version))
@@ -900,7 +900,7 @@ class _Reader:
                                          tensor_name, value_id, text="packed by a saved-tensor hook"
                                          if state == "packed" else "modified in place since it was saved"))
                 elif not known[0] and slot not in origins and value.dim() == 0 and not value.requires_grad \
-                        and _wrapped_number(value):
+                        and not value.is_meta and _wrapped_number(value):
                     out.append(SavedInfo(slot, shown, "scalar", (), _dtype(value.dtype), text=_short(value.item())))
                 else:
                     if tensor_name is None:

@@ -68,6 +68,8 @@ def tensor_dict(t) -> dict:
     }
     if t.imag is not None:
         d["imag"] = values_dict(t.imag)
+    if t.stats.device is not None:
+        d["device"] = t.stats.device  # meta: data and stats are null, there are no values
     return d
 
 

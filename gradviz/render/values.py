@@ -209,6 +209,8 @@ def _dedupe(forms) -> list:
 def value_forms(data, stats, dtype: str, numel: int, imag=None, opts: Optional[ValueOptions] = None) -> list:
     """The ways this tensor's values can read on one line, longest (the most detail) first:
     a table cell takes the first that fits its column. See the module's rule."""
+    if stats is not None and getattr(stats, "device", None) is not None:
+        return [stats.device]  # a meta tensor: no values, its device says so
     opts = opts or current_options()
     digits = opts.digits()
     imag_data = None if imag is None else imag.data
@@ -234,6 +236,8 @@ def value_forms(data, stats, dtype: str, numel: int, imag=None, opts: Optional[V
 def value_lines(data, stats, dtype: str, numel: int, imag=None, opts: Optional[ValueOptions] = None) -> list:
     """Every value (``--full-values``), a matrix's rows on lines of their own; a tensor
     whose values were not recorded (over ``scripting.FULL_LIMIT`` elements) is summarised."""
+    if stats is not None and getattr(stats, "device", None) is not None:
+        return [stats.device]
     opts = opts or current_options()
     imag_data = None if imag is None else imag.data
     if data is None or (imag is not None and imag_data is None):

@@ -200,6 +200,37 @@ def item_multi_element(numel):
     return _tag(RuntimeError(f"a Tensor with {numel} elements cannot be converted to Scalar"), "item_multi_element")
 
 
+# The meta device (shape and dtype, no data): what reads its values, and ops mixing devices.
+def meta_item():
+    return RuntimeError("Tensor.item() cannot be called on meta tensors")
+
+
+def meta_no_data():
+    return NotImplementedError("Cannot copy out of meta tensor; no data!")
+
+
+def meta_module_to(error):
+    """nn.Module.to() rewording the refusal of a meta parameter (nn/modules/module.py)."""
+    return NotImplementedError(f"{error} Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() "
+                               "when moving module from meta to a different device.")
+
+
+def meta_numpy():
+    return TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+                     "memory first.")
+
+
+def device_mismatch(found, expected):
+    """TensorIterator's check (elementwise ops, cat): every operand on the first's device."""
+    return RuntimeError(f"Tensor on device {found} is not on the expected device {expected}!")
+
+
+def meta_broadcast(length, dim, index, shape, common):
+    return RuntimeError(f"Attempting to broadcast a dimension of length {length} at {dim}! Mismatching argument at "
+                        f"index {index} had torch.Size([{', '.join(map(str, shape))}]); but expected shape should be "
+                        f"broadcastable to {list(common)}")
+
+
 def python_scalar_multi_element():
     return _tag(ValueError("only one element tensors can be converted to Python scalars"), "float_of_multi_element")
 

@@ -2,7 +2,7 @@
 equal / allclose / isclose, isnan / isinf / isfinite, all / any; and sorting: sort, argsort, topk."""
 import numpy as np
 
-from . import _kernels as K, _ops, _tensor
+from . import _kernels as K, _meta, _ops, _tensor
 from ._common import _bool, _dims, _dtype_word, _new_leaf, _return_type, apply, wrap_dim
 from ._namespace import F  # the other families' functions, read at call time
 
@@ -29,8 +29,11 @@ METHODS = (
 
 def _compare(fn, input, other):
     b = other._data if isinstance(other, _tensor.Tensor) else other
+    if type(input._data) is _meta.MetaArray or type(b) is _meta.MetaArray:
+        _meta.check_same_device((input._data, b))
+        _meta.check_broadcast((input._data, b))
     try:
-        return _new_leaf(np.asarray(fn(input._data, b)))
+        return _new_leaf(np.asanyarray(fn(input._data, b)))
     except ValueError:
         K.broadcast_shapes(input._data.shape, np.shape(b))
         raise
@@ -66,7 +69,7 @@ def logical_not(input):
 
 def count_nonzero(input, dim=None):
     dims = None if dim is None else _dims(dim, input._data.ndim)
-    return _new_leaf(np.asarray(np.count_nonzero(input._data, axis=dims), dtype=np.int64))
+    return _new_leaf(np.asanyarray(np.count_nonzero(input._data, axis=dims), dtype=np.int64))
 
 
 def nonzero(input, *, as_tuple=False):
@@ -109,11 +112,11 @@ def isfinite(input):
 
 
 def all(input, dim=None, keepdim=False):
-    return _new_leaf(np.asarray(np.all(input._data, axis=dim, keepdims=keepdim)))
+    return _new_leaf(np.asanyarray(np.all(input._data, axis=dim, keepdims=keepdim)))
 
 
 def any(input, dim=None, keepdim=False):
-    return _new_leaf(np.asarray(np.any(input._data, axis=dim, keepdims=keepdim)))
+    return _new_leaf(np.asanyarray(np.any(input._data, axis=dim, keepdims=keepdim)))
 
 
 SortResult, TopkResult = _return_type("sort"), _return_type("topk")

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from . import _dtypes, _errors, _kernels as K, _ops, _scalar_store, _tensor
+from . import _dtypes, _errors, _kernels as K, _meta, _ops, _scalar_store, _tensor
+from ._device import device as _device_type, is_meta_device
 from ._common import _bool, _float, _int, _max, _new_leaf, _resolve_dtype, _shape_args, apply
 
 # Read by _functions.build(): every function this family gives the engine (F.<name>), those of
@@ -106,7 +107,17 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     array = np.array(_infer_array(data, dtype), copy=True)
     if dtype is not None:
         array = array.astype(dtype.np)
-    return _new_leaf(array, requires_grad)
+    return _new_leaf(_placed(array, device), requires_grad)
+
+
+def _placed(array, device):
+    """A new tensor's array on ``device``: a meta placeholder of its shape and dtype, or itself."""
+    return _meta.placeholder(array.shape, array.dtype) if is_meta_device(device) else array
+
+
+def _own_device(self, device):
+    """The device of Tensor.new_*(): the tensor's own unless one is given."""
+    return device if device is not None else self.device
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -114,7 +125,7 @@ def as_tensor(data, dtype=None, device=None):
         return data
     if isinstance(data, np.ndarray) and (dtype is None or _resolve_dtype(dtype).np == data.dtype):
         return from_numpy(data)
-    return tensor(data, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def from_numpy(array):
@@ -130,10 +141,12 @@ def scalar_tensor(value, dtype=None):
     return _new_leaf(np.array(value, dtype=_resolve_dtype(dtype).np))
 
 
-def _factory(fill, size, dtype, requires_grad, default=None):
+def _factory(fill, size, dtype, requires_grad, default=None, device=None):
     shape = _shape_args(size)
     _check_sizes(shape)
     dt = _resolve_dtype(dtype) or default or _dtypes.DEFAULTS.float_dtype
+    if is_meta_device(device):
+        return _new_leaf(_meta.placeholder(shape, dt.np), requires_grad)  # any size: nothing is allocated
     K.check_allocation(math.prod(shape), dt.np)
     try:
         return _new_leaf(fill(shape, dt.np), requires_grad)
@@ -165,69 +178,75 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, out=
     size = _factory_size("zeros", size, keyword)
     if builtins.any(s < 0 for s in _shape_args(size)):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
-    return _factory(np.zeros, size, dtype, requires_grad)
+    return _factory(np.zeros, size, dtype, requires_grad, device=device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None, **keyword):
-    return _factory(np.ones, _factory_size("ones", size, keyword), dtype, requires_grad)
+    return _factory(np.ones, _factory_size("ones", size, keyword), dtype, requires_grad, device=device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, layout=None, out=None, memory_format=None,
           **keyword):
     # Uninitialised in PyTorch; zeros here so runs repeat.
-    return _factory(np.zeros, _factory_size("empty", size, keyword), dtype, requires_grad)
+    return _factory(np.zeros, _factory_size("empty", size, keyword), dtype, requires_grad, device=device)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     default = _dtypes.scalar_dtype(fill_value)
     if default is _dtypes.float64:
         default = _dtypes.DEFAULTS.float_dtype
-    return _factory(lambda s, d: np.full(s, fill_value, dtype=d), (tuple(size),), dtype, requires_grad, default)
+    return _factory(lambda s, d: np.full(s, fill_value, dtype=d), (tuple(size),), dtype, requires_grad, default,
+                    device)
 
 
-def _like(fill, t, dtype, requires_grad):
+def _like(fill, t, dtype, requires_grad, device=None):
+    """A new tensor shaped like ``t``, on ``t``'s device unless ``device`` names another (a
+    device context does not apply to the _like factories, as in PyTorch)."""
     dt = _resolve_dtype(dtype) or t.dtype
+    if is_meta_device(device) if device is not None else _meta.is_meta(t._data):
+        return _new_leaf(_meta.placeholder(t._data.shape, dt.np), requires_grad)
     K.check_allocation(t._data.size, dt.np)
     return _new_leaf(fill(t._data.shape, dt.np), requires_grad)
 
 
 def zeros_like(input, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return _like(np.zeros, input, dtype, requires_grad)
+    return _like(np.zeros, input, dtype, requires_grad, device)
 
 
 def ones_like(input, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return _like(np.ones, input, dtype, requires_grad)
+    return _like(np.ones, input, dtype, requires_grad, device)
 
 
 def empty_like(input, dtype=None, device=None, requires_grad=False, layout=None, memory_format=None):
-    return _like(np.zeros, input, dtype, requires_grad)
+    return _like(np.zeros, input, dtype, requires_grad, device)
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _like(lambda s, d: np.full(s, fill_value, dtype=d), input, dtype, requires_grad)
+    return _like(lambda s, d: np.full(s, fill_value, dtype=d), input, dtype, requires_grad, device)
 
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **keyword):
     size = _factory_size("new_zeros", size, keyword)  # PyTorch also takes size=(2, 3)
-    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype or self.dtype, device=_own_device(self, device), requires_grad=requires_grad)
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **keyword):
     size = _factory_size("new_ones", size, keyword)  # PyTorch also takes size=(2, 3)
-    return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return ones(*size, dtype=dtype or self.dtype, device=_own_device(self, device), requires_grad=requires_grad)
 
 
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **keyword):
     size = _factory_size("new_empty", size, keyword)  # PyTorch also takes size=(2, 3)
-    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype or self.dtype, device=_own_device(self, device), requires_grad=requires_grad)
 
 
 def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
-    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return full(size, fill_value, dtype=dtype or self.dtype, device=_own_device(self, device),
+                requires_grad=requires_grad)
 
 
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, device=_own_device(self, device), requires_grad=requires_grad)
 
 
 def arange(*args, dtype=None, device=None, requires_grad=False, out=None, **bounds):
@@ -241,6 +260,8 @@ def arange(*args, dtype=None, device=None, requires_grad=False, out=None, **boun
     if (values[1] - values[0]) * values[2] < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = _max(0, _int(np.ceil((values[1] - values[0]) / values[2])))
+    if is_meta_device(device):
+        return _new_leaf(_meta.placeholder((n,), dt.np), requires_grad)
     K.check_allocation(n, dt.np)
     data = (values[0] + np.arange(n, dtype=np.float64) * values[2]).astype(dt.np)
     return _new_leaf(data, requires_grad)
@@ -275,7 +296,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
         values = np.array([start], dtype=np.float64)
     else:
         values = _fused_ramp(start, end, steps, dt.np if dt.is_floating_point else np.float64)
-    return _new_leaf(values.astype(dt.np), requires_grad)
+    return _new_leaf(_placed(values.astype(dt.np), device), requires_grad)
 
 
 def _fused_ramp(start, end, steps, np_dtype):
@@ -302,7 +323,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dt = _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype
     K.check_allocation(n * (n if m is None else m), dt.np)
-    return _new_leaf(np.eye(n, m, dtype=dt.np), requires_grad)
+    return _new_leaf(_placed(np.eye(n, m, dtype=dt.np), device), requires_grad)
 
 
 def legacy_constructor(cls, args, kwargs, dtype=None):
@@ -330,16 +351,30 @@ def to_dtype(input, dtype):
 
 
 def to(self, *args, **kwargs):
-    dtype = kwargs.get("dtype")
+    dtype, device = kwargs.get("dtype"), kwargs.get("device")
     for a in args:
         if isinstance(a, _dtypes.dtype):
             dtype = a
         elif isinstance(a, _tensor.Tensor):
-            dtype = a.dtype
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, (str, _device_type)):
+            device = a
     dtype = _resolve_dtype(dtype) if dtype is not None else self.dtype
+    if device is not None and is_meta_device(device) != _meta.is_meta(self._data):
+        return _to_other_device(self, dtype, is_meta_device(device))
     if kwargs.get("copy") and dtype is self.dtype:
         return apply(_ops.to_copy, (self,), {"dtype": dtype})
     return to_dtype(self, dtype)
+
+
+def _to_other_device(self, dtype, to_meta):
+    """cpu -> meta: a copy (ToCopyBackward0 when it needs grad) that keeps the shape and dtype
+    and drops the data; meta -> cpu: PyTorch's refusal, there is nothing to copy."""
+    if not to_meta:
+        raise _errors.meta_no_data()
+    result = apply(_ops.to_copy, (self,), {"dtype": dtype})
+    result._data = _meta.placeholder(result._data.shape, result._data.dtype)  # not yet seen by anyone
+    return result
 
 
 def _converter(dtype, name):
@@ -382,6 +417,8 @@ def type_as(self, other):
 
 
 def cpu(self, memory_format=None):
+    if _meta.is_meta(self._data):
+        raise _errors.meta_no_data()
     return self
 
 

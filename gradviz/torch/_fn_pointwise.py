@@ -326,7 +326,7 @@ def clamp_min_taken(t, lo, hi):
     mask = data < lo
     if hi is not None:
         mask = mask & (lo < _data_of(hi))
-    return _new_leaf(np.asarray(mask))
+    return _new_leaf(np.asanyarray(mask))
 
 
 def clamp_max_taken(t, lo, hi):
@@ -335,7 +335,7 @@ def clamp_max_taken(t, lo, hi):
     mask = data > hi
     if lo is not None:
         mask = mask | (hi < _data_of(lo))
-    return _new_leaf(np.asarray(mask))
+    return _new_leaf(np.asanyarray(mask))
 
 
 def threshold_backward(grad, self, threshold):

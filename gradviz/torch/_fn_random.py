@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from . import _dtypes, _errors, _kernels as K, _ops, _random as R, _tensor
+from . import _dtypes, _errors, _kernels as K, _meta, _ops, _random as R, _tensor
+from ._device import is_meta_device
 from ._common import _dtype_word, _inplace, _new_leaf, _out_variant, _resolve_dtype, _shape_args, _sizes_or_keyword, apply
 from ._namespace import F  # the other families' functions, read at call time
 from ._random import Generator, default_generator  # noqa: F401
@@ -73,7 +74,15 @@ def _checked(shape):
 
 
 def _new(shape, dtype, values, requires_grad=False):
-    return _new_leaf(np.asarray(values).reshape(shape).astype(dtype, copy=False), requires_grad)
+    return _new_leaf(np.asanyarray(values).reshape(shape).astype(dtype, copy=False), requires_grad)
+
+
+def _drawn(device, shape, dtype, draw):
+    """A random factory's values: none on the meta device, where nothing is drawn (the CPU
+    generator's stream is left as it was, as in PyTorch)."""
+    if is_meta_device(device):
+        return _meta.placeholder(shape, dtype)
+    return draw()
 
 
 def _like_layout(input, dtype):
@@ -89,7 +98,8 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
     def make(out_dtype):
         dt = (out_dtype or _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np
         _floating(dt, "check_uniform_bounds")
-        return _new(shape, dt, R.uniform(generator, math.prod(shape), dt), requires_grad)
+        return _new(shape, dt, _drawn(device, shape, dt, lambda: R.uniform(generator, math.prod(shape), dt)),
+                    requires_grad)
     if out is None:
         return make(None)
     return _out_variant("rand", out, (), lambda: make(out.dtype))  # warns at the caller
@@ -102,7 +112,8 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     def make(out_dtype):
         dt = (out_dtype or _resolve_dtype(dtype) or _dtypes.DEFAULTS.float_dtype).np
         _floating(dt, "normal_kernel_cpu")
-        return _new(shape, dt, R.normal(generator, math.prod(shape), dt), requires_grad)
+        return _new(shape, dt, _drawn(device, shape, dt, lambda: R.normal(generator, math.prod(shape), dt)),
+                    requires_grad)
     if out is None:
         return make(None)
     return _out_variant("randn", out, (), lambda: make(out.dtype))  # warns at the caller
@@ -125,7 +136,8 @@ def randint(low=None, high=None, size=None, *, generator=None, out=None, dtype=N
     def make(out_dtype):
         dt = (out_dtype or _resolve_dtype(dtype) or _dtypes.int64).np
         R.random_bounds(dt, low, high)
-        return _new(shape, dt, R.random_integers(generator, math.prod(shape), dt, low, high), requires_grad)
+        return _new(shape, dt, _drawn(device, shape, dt, lambda: R.random_integers(
+            generator, math.prod(shape), dt, low, high)), requires_grad)
     if out is None:
         return make(None)
     return _out_variant("randint", out, (), lambda: make(out.dtype))  # warns at the caller
@@ -144,7 +156,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 
     def make(out_dtype):
         dt = (out_dtype or _resolve_dtype(dtype) or _dtypes.int64).np
-        return _new((_int(n),), dt, R.permutation(generator, _int(n)), requires_grad)
+        return _new((_int(n),), dt, _drawn(device, (_int(n),), dt, lambda: R.permutation(generator, _int(n))),
+                    requires_grad)
     if out is None:
         return make(None)
     return _out_variant("randperm", out, (), lambda: make(out.dtype))  # warns at the caller
@@ -154,6 +167,8 @@ def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=False, 
               memory_format=None, generator=None):
     layout_of = _like_layout(input, (_resolve_dtype(dtype) or input.dtype).np)
     _floating(layout_of.dtype, "check_uniform_bounds")
+    if _meta.is_meta(layout_of):
+        return _new_leaf(layout_of, requires_grad)  # nothing drawn on the meta device
     values = R.uniform(generator, layout_of.size, layout_of.dtype)
     layout_of[...] = R.in_memory_order(layout_of, values)
     return _new_leaf(layout_of, requires_grad)
@@ -163,6 +178,8 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=False,
                memory_format=None, generator=None):
     layout_of = _like_layout(input, (_resolve_dtype(dtype) or input.dtype).np)
     _floating(layout_of.dtype, "normal_kernel_cpu")
+    if _meta.is_meta(layout_of):
+        return _new_leaf(layout_of, requires_grad)  # nothing drawn on the meta device
     values = R.normal(generator, layout_of.size, layout_of.dtype, contiguous=layout_of.flags.c_contiguous)
     layout_of[...] = R.in_memory_order(layout_of, values)
     return _new_leaf(layout_of, requires_grad)

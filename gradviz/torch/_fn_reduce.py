@@ -296,7 +296,7 @@ def argmax(input, dim=None, keepdim=False):
     if dim is not None:
         dim = wrap_dim(dim, input._data.ndim)
     if dim is None:
-        return _new_leaf(np.asarray(np.argmax(input._data), dtype=np.int64))
+        return _new_leaf(np.asanyarray(np.argmax(input._data), dtype=np.int64))
     return _new_leaf(np.argmax(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
@@ -304,7 +304,7 @@ def argmin(input, dim=None, keepdim=False):
     if dim is not None:
         dim = wrap_dim(dim, input._data.ndim)
     if dim is None:
-        return _new_leaf(np.asarray(np.argmin(input._data), dtype=np.int64))
+        return _new_leaf(np.asanyarray(np.argmin(input._data), dtype=np.int64))
     return _new_leaf(np.argmin(input._data, axis=dim, keepdims=keepdim).astype(np.int64))
 
 

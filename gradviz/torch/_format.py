@@ -353,3 +353,15 @@ def format_tensor(
 
     items.extend(suffixes)
     return _add_suffixes(prefix + body, items, indent)
+
+
+def format_meta(shape, *, dtype_name: str, default_dtype_name: str, suffixes: Sequence[str] = (),
+                prefix: str = "tensor(") -> str:
+    """A meta tensor's repr: no values, so ``...`` with its device and size, and its dtype
+    unless it is the default one (int64 and bool included: no values show them)."""
+    dtype_name = dtype_name.removeprefix("torch.")
+    items = ["device='meta'", "size=" + str(tuple(int(n) for n in shape))]
+    if dtype_name != default_dtype_name.removeprefix("torch."):
+        items.append("dtype=torch." + dtype_name)
+    indent = len(prefix) - (prefix.rfind("\n") + 1)
+    return _add_suffixes(prefix + "...", [*items, *suffixes], indent)

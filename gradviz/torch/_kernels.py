@@ -5,6 +5,7 @@ import numpy as np
 
 from . import _dtypes, _errors, _libm
 from ._libm import fused_multiply_add, fused_multiply_add32
+from ._meta import MetaArray
 from . import _kernels_reduce as KR
 
 
@@ -442,6 +443,8 @@ def addcmul_array(self, tensor1, tensor2, value):
 
 def check_integer_divisor(a, b):
     """Integer division and remainder by zero raise in PyTorch (floats give inf / nan)."""
+    if type(a) is MetaArray or type(b) is MetaArray:
+        return  # the meta device has no values to divide by
     if _is_integral(a) and _is_integral(b) and np.any(np.asarray(b) == 0):
         raise RuntimeError("ZeroDivisionError")
 

@@ -10,7 +10,8 @@ import numpy as np
 
 from . import _dtypes, _errors
 from . import _kernels as K
-from ._device import CPU
+from ._device import CPU, META
+from ._meta import MetaArray
 from ._namespace import F
 from .autograd.grad_mode import STATE
 from .autograd import graph as _graph_module
@@ -114,7 +115,11 @@ class Tensor:
 
     @property
     def device(self):
-        return CPU
+        return META if type(self._data) is MetaArray else CPU
+
+    @property
+    def is_meta(self):
+        return type(self._data) is MetaArray
 
     @property
     def is_cuda(self):
@@ -150,9 +155,9 @@ class Tensor:
         return True
 
     def stride(self, dim=None):
-        if self._data.size:
+        if self._data.size and type(self._data) is not MetaArray:
             strides = tuple(s // self._data.itemsize for s in self._data.strides)
-        else:  # numpy zeroes an empty array's strides; PyTorch keeps contiguous ones
+        else:  # numpy zeroes an empty array's strides (and a meta placeholder's); PyTorch keeps contiguous ones
             strides = K.contiguous_strides(self._data.shape)
         return strides if dim is None else strides[wrap_dim(dim, self._data.ndim)]
 
@@ -168,7 +173,7 @@ class Tensor:
         return (self._data.__array_interface__["data"][0] - start) // self._data.itemsize
 
     def is_contiguous(self, memory_format=None):
-        return self._data.flags.c_contiguous
+        return self._data.flags.c_contiguous or type(self._data) is MetaArray
 
     def is_floating_point(self):
         return self._data.dtype.kind in "fV"  # V: bfloat16, the one numpy "void" kind dtype here
@@ -313,12 +318,18 @@ class Tensor:
     def item(self):
         if self._data.size != 1:
             raise _errors.item_multi_element(self._data.size)
+        if type(self._data) is MetaArray:
+            raise _errors.meta_item()
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if type(self._data) is MetaArray:
+            raise _errors.meta_no_data()
         return self._data.tolist()
 
     def numpy(self, *, force=False):
+        if type(self._data) is MetaArray:
+            raise _errors.meta_numpy()
         if self._requires_grad and not force:
             raise _errors.numpy_requires_grad()
         if self._data.dtype.kind == "V":
@@ -326,6 +337,8 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if type(self._data) is MetaArray:
+            raise _errors.meta_numpy()
         if self._requires_grad:
             raise _errors.numpy_requires_grad()
         return self._data if dtype is None else self._data.astype(dtype)
@@ -345,6 +358,8 @@ class Tensor:
             raise _errors.bool_ambiguous_empty()
         if self._data.size != 1:
             raise _errors.bool_ambiguous()
+        if type(self._data) is MetaArray:
+            raise _errors.meta_item()
         return bool(self._data.reshape(()))
 
     def _scalar(self, warn=False):
@@ -353,6 +368,8 @@ class Tensor:
         if warn and self._requires_grad:
             # PyTorch warns once per process, and only for float() and complex(), not int().
             _errors.warn_once(_errors.SCALAR_CONVERSION_WARNING)
+        if type(self._data) is MetaArray:
+            raise _errors.meta_item()
         return self._data.reshape(()).item()
 
     def __float__(self):
@@ -377,7 +394,7 @@ class Tensor:
 
     def __format__(self, spec):
         # PyTorch formats a 0-dim tensor as its Python number (f"{t}" gives "1.0").
-        if self._data.ndim == 0 and type(self) is Tensor:
+        if self._data.ndim == 0 and type(self) is Tensor and type(self._data) is not MetaArray:
             return format(self._data.item(), spec)
         return object.__format__(self, spec) if spec else repr(self)
 
@@ -394,6 +411,8 @@ class Tensor:
         return F.getitem(self, index)
 
     def __contains__(self, item):
+        if type(self._data) is MetaArray:
+            raise _errors.meta_item()  # PyTorch's (item == self).any().item()
         return bool((self._data == (item._data if isinstance(item, Tensor) else item)).any())
 
     # -- operators (math is in _functions) -------------------------------------------
@@ -498,6 +517,9 @@ def tensor_repr(t):
     prefix = "tensor("
     if getattr(builtins.type(t), "_repr_prefix", None):
         prefix = builtins.type(t)._repr_prefix
+    if type(t._data) is MetaArray:
+        return _format.format_meta(t._data.shape, dtype_name=t.dtype.name,
+                                   default_dtype_name=_dtypes.DEFAULTS.float_dtype.name, suffixes=suffixes, prefix=prefix)
     return _format.format_tensor(t._data, dtype_name=t.dtype.name, default_dtype_name=_dtypes.DEFAULTS.float_dtype.name,
                                  suffixes=suffixes, prefix=prefix)
 
@@ -543,7 +565,7 @@ def zero_grads(tensors, set_to_none=True):
 
 def wrap(array):
     """A new leaf tensor around a numpy result (0-dim results arrive as numpy scalars)."""
-    if type(array) is not np.ndarray:
+    if type(array) is not np.ndarray and type(array) is not MetaArray:
         array = np.asarray(array)
     t = object.__new__(Tensor)
     t._data = array

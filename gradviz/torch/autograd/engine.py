@@ -16,6 +16,7 @@ import numpy as np
 from .. import _errors, _kernels as K
 from .. import _dtypes, _tensor  # bound lazily: both import this module
 from .._namespace import F
+from .._meta import MetaArray
 from .grad_mode import ANOMALY, STATE
 from .graph import emit
 from .layout import empty_like_variable, obeys_layout_contract, stored_grad
@@ -90,7 +91,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, capture=None, ac
 
 
 def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate, call):
-    if capture is None and not create_graph and not ANOMALY.enabled:
+    if capture is None and not create_graph and not ANOMALY.enabled and not _any_meta(root_grads):
         return _execute_arrays(roots, root_grads, retain_graph, call)
     deps, order = _dependencies(roots)
     capture_at = {}
@@ -151,6 +152,12 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture, accumulate,
             if remaining == 0:
                 push(ready, (-nxt._seq_nr, next(tie), nxt))
     return captured
+
+
+def _any_meta(grads):
+    """A backward from meta tensors takes the general path, on tensors: the array path tells
+    a pending gradient from a list of them by numpy's exact type, which a meta one is not."""
+    return any(type(getattr(g, "_data", None)) is MetaArray for g in grads)
 
 
 def _execute_arrays(roots, root_grads, retain_graph, call):
@@ -271,7 +278,7 @@ def _add_array(buffers, node, nr, prev, grad):
     if type(prev) is np.ndarray:
         if nr == 0:
             total = prev + grad
-            buffers[node] = total if type(total) is np.ndarray else np.asarray(total)
+            buffers[node] = total if type(total) is np.ndarray else np.asanyarray(total)
             return
         prev = buffers[node] = [prev] + [None] * (len(node._output_meta) - 1)
     elif prev is None:
@@ -281,7 +288,7 @@ def _add_array(buffers, node, nr, prev, grad):
         prev[nr] = grad
     else:
         total = old + grad
-        prev[nr] = total if type(total) is np.ndarray else np.asarray(total)
+        prev[nr] = total if type(total) is np.ndarray else np.asanyarray(total)
 
 
 def _dependency_counts(roots):
@@ -350,8 +357,9 @@ def _store_grad(variable, grad, unshared=False):
         grad = grad.astype(variable._data.dtype)
         unshared = True  # a fresh array no one else has seen
     if current is None:
-        flags = grad.flags
-        if unshared and flags.owndata and flags.writeable and obeys_layout_contract(grad, variable._data):
+        if isinstance(grad, MetaArray):  # a meta gradient stays a placeholder: no data to lay out
+            variable._grad = _tensor.Tensor._make(np.array(grad, copy=True, subok=True))
+        elif unshared and grad.flags.owndata and grad.flags.writeable and obeys_layout_contract(grad, variable._data):
             variable._grad = _tensor.Tensor._make(grad)  # taken as it is: stored_grad would copy it as it is
         else:
             variable._grad = _tensor.Tensor._make(stored_grad(grad, variable._data))
@@ -519,7 +527,9 @@ def run_op_node(node, grads):
         raw = op.memo.raw
         if raw is Ellipsis:
             raw = op.memo.raw = raw_formulas(op)
-        if raw is not None and grads[0] is not None and grads[0]._data.dtype.kind != "V":
+        # (meta gradients take the formulas on tensors, whose ops keep every result meta)
+        if raw is not None and grads[0] is not None and type(grads[0]._data) is np.ndarray \
+                and grads[0]._data.dtype.kind != "V":
             outputs = _run_raw(node, raw, grads[0]._data)
             if outputs is not None:
                 return outputs
@@ -596,7 +606,7 @@ def _raw_outputs(node, formulas, grad):
                 values.append(value)
             result = formula(grad, *values)
         if type(result) is not _ndarray:
-            result = np.asarray(result)
+            result = np.asanyarray(result)
         shape, dtype = input_meta[k]
         if result.shape != shape:
             if not expandable(shape, result.shape):
@@ -649,6 +659,8 @@ def _fresh(grad, create_graph, variable):
     Tensor = _tensor.Tensor
     if create_graph and grad._requires_grad:
         return grad
+    if isinstance(grad._data, MetaArray):  # a meta gradient stays a placeholder: no data to lay out
+        return Tensor._make(np.array(grad._data, copy=True, subok=True))
     if variable is None:
         return Tensor._make(np.array(grad._data, order="C", copy=True))
     if create_graph:  # under grad mode PyTorch never takes the gradient itself: a copy in the variable's layout

@@ -11,7 +11,7 @@ import weakref
 
 import numpy as np
 
-from .. import _dtypes, _errors, _kernels
+from .. import _dtypes, _errors, _kernels, _meta
 from .. import _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from .._namespace import F
@@ -101,8 +101,8 @@ def apply(op, inputs, params):
     if _kernels.GUARDS:
         _guard_inputs(op, arrays)
     try:
-        if _has_bfloat16(arrays):
-            out = _forward_in_float32(op, arrays, params)
+        if _has_bfloat16_or_meta(arrays):
+            out = _forward_unusual(op, arrays, params)
         else:
             out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     except ValueError:
@@ -116,7 +116,7 @@ def apply(op, inputs, params):
     if op.special or STATE.inference:
         return _apply_special(op, inputs, params, out)
     if type(out) is not np.ndarray:
-        out = np.asarray(out)
+        out = np.asanyarray(out)  # (a meta result stays a MetaArray)
     if op.promotes:
         # Does numpy's result dtype already agree with PyTorch's promotion? (the common case)
         first, second = arrays[0], arrays[1]
@@ -165,6 +165,8 @@ def apply_unary(op, x):
             or LISTENERS or _SAVED_HOOKS or not op.positions or FORWARD_AD is not None):
         return apply(op, (x,), _NO_OPTIONS)
     data = x._data
+    if type(data) is not _ndarray:  # a meta tensor: apply() makes its result meta
+        return apply(op, (x,), _NO_OPTIONS)
     try:
         out = op.forward(data)
     except MemoryError as exc:
@@ -232,9 +234,13 @@ def apply_binary(op, a, b, params):
     first = a._data
     if kind is Tensor:
         second = b._data
+        if type(second) is not _ndarray:  # a meta tensor: apply() checks the devices
+            return apply(op, (a, b), params)
     elif kind is float and op.arithmetic:
         second = _kernels.scalar_as_array(b, first)
     else:
+        return apply(op, (a, b), params)
+    if type(first) is not _ndarray:
         return apply(op, (a, b), params)
     try:
         if not params:
@@ -360,7 +366,7 @@ def _apply_special(op, inputs, params, out):
         outputs = tuple(wrap(o) for o in out)
     else:
         if op.promotes and len(inputs) > 1:
-            out = _promote(np.asarray(out), [getattr(x, "_data", x) for x in inputs])
+            out = _promote(np.asanyarray(out), [getattr(x, "_data", x) for x in inputs])
         outputs = (wrap(out),)
     if op.view:
         base = inputs[0]
@@ -452,11 +458,35 @@ def _ignore(*_):
     return None
 
 
-def _has_bfloat16(arrays):
+def _has_bfloat16_or_meta(arrays):
     for a in arrays:
-        if type(a) is np.ndarray and a.dtype.kind == "V":
+        kind = type(a)
+        if kind is np.ndarray:
+            if a.dtype.kind == "V":
+                return True
+        elif kind is _MetaArray:
             return True
     return False
+
+
+_MetaArray = _meta.MetaArray
+
+
+def _forward_unusual(op, arrays, params):
+    """The forward of an op on bfloat16 or meta inputs. A meta input makes the op meta: its
+    operands are checked to share a device where PyTorch's TensorIterator checks them
+    (elementwise ops, cat and stack), and whatever the kernel returns is folded into
+    placeholders, so a kernel that went through plain numpy still gives a meta result."""
+    if not any(type(a) is _MetaArray for a in arrays):
+        return _forward_in_float32(op, arrays, params)
+    if op.promotes or op.variadic or op.node_name == "WhereBackward0":  # TensorIterator's ops, cat and stack
+        _meta.check_same_device(arrays)
+        if not op.variadic:
+            _meta.check_broadcast(arrays)
+    plain_bfloat16 = [a for a in arrays if type(a) is np.ndarray and a.dtype.kind == "V"]
+    out = _forward_in_float32(op, arrays, params) if plain_bfloat16 else (
+        op.forward(*arrays, **params) if params else op.forward(*arrays))
+    return _meta.fold(out)
 
 
 # ATen's add and sub cast a number operand (and alpha) to the tensor's dtype, so for

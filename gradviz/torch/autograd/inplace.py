@@ -7,7 +7,7 @@ AsStridedBackward0 node on their next use, as in PyTorch.
 """
 import numpy as np
 
-from .. import _errors, _ops
+from .. import _errors, _meta, _ops
 from .. import _tensor  # bound lazily: both import this module
 from .._namespace import F
 from .grad_mode import STATE
@@ -18,6 +18,8 @@ from .node import Node, SavedTensor
 def _forward_checked(op, arrays, params, self):
     from .. import _dtypes, _kernels
     target = self._data
+    if any(type(a) is _meta.MetaArray for a in arrays):
+        return _forward_meta(op, arrays, params, target)
     for other in arrays[1:]:
         if type(other) is np.ndarray and np.may_share_memory(target, other) and not _same_layout(target, other) \
                 and np.shares_memory(target, other):
@@ -43,6 +45,25 @@ def _forward_checked(op, arrays, params, self):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
                            "memory location. Please clone() the tensor before performing the operation.")
     return out
+
+
+def _forward_meta(op, arrays, params, target):
+    """An in-place op that meets the meta device. Into a meta tensor: the op runs for its
+    shape and dtype checks, and nothing is written (a placeholder's one element stands for
+    every element, which is not the overlap it would be on the CPU). Into a CPU tensor from
+    a meta one: PyTorch's copy_ refuses, as there is nothing to copy; its other in-place ops
+    leave the CPU tensor as it was."""
+    if type(target) is not _meta.MetaArray:
+        if op is _ops.copy:
+            raise _errors.meta_no_data()
+        return target
+    if "generator" in params:  # a random fill: no values to draw, and the CPU stream is left alone
+        return target
+    out = op.forward(*arrays, **params)
+    if np.shape(out) != target.shape:
+        raise RuntimeError(f"output with shape [{', '.join(map(str, target.shape))}] doesn't match the broadcast "
+                           f"shape [{', '.join(map(str, np.shape(out)))}]")
+    return target
 
 
 def _same_layout(a, b):

@@ -18,17 +18,17 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if self.affine:
-            self.weight = Parameter(_F.empty(num_features, dtype=dtype))
+            self.weight = Parameter(_F.empty(num_features, dtype=dtype, device=device))
             if bias:
-                self.bias = Parameter(_F.empty(num_features, dtype=dtype))
+                self.bias = Parameter(_F.empty(num_features, dtype=dtype, device=device))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if self.track_running_stats:
-            self.register_buffer("running_mean", _F.zeros(num_features, dtype=dtype))
-            self.register_buffer("running_var", _F.ones(num_features, dtype=dtype))
+            self.register_buffer("running_mean", _F.zeros(num_features, dtype=dtype, device=device))
+            self.register_buffer("running_var", _F.ones(num_features, dtype=dtype, device=device))
             self.register_buffer("num_batches_tracked", _F.tensor(0, dtype=_dtypes.int64))
         else:
             self.register_buffer("running_mean", None)

@@ -47,9 +47,10 @@ class _ConvNd(Module):
         self.output_padding = (0,) * n
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = Parameter(_F.empty((out_channels, in_channels // groups) + self.kernel_size, dtype=dtype))
+        self.weight = Parameter(_F.empty((out_channels, in_channels // groups) + self.kernel_size, dtype=dtype,
+                                         device=device))
         if bias:
-            self.bias = Parameter(_F.empty(out_channels, dtype=dtype))
+            self.bias = Parameter(_F.empty(out_channels, dtype=dtype, device=device))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

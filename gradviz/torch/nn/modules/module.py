@@ -2,7 +2,8 @@
 state_dict, modes, hooks and the printed module tree, all as PyTorch 2.13 has them."""
 from collections import OrderedDict, namedtuple
 
-from ... import _dtypes, _errors
+from ... import _device, _dtypes, _errors
+from ..._namespace import F as _F
 from ..._tensor import Tensor, zero_grads
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import RemovableHandle, add_hook
@@ -444,9 +445,10 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
-        for module in self.children():
-            module._apply(fn)
+    def _apply(self, fn, recurse=True):
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
         for param in self._parameters.values():
             if param is None:
                 continue
@@ -463,18 +465,33 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        dtype = kwargs.get("dtype")
+        dtype, device = kwargs.get("dtype"), kwargs.get("device")
         for a in args:
             if isinstance(a, _dtypes.dtype):
                 dtype = a
             elif isinstance(a, Tensor):
-                dtype = a.dtype
+                dtype, device = a.dtype, a.device
+            elif isinstance(a, (str, _device.device)):
+                device = a
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
-        if dtype is None:
+        if dtype is None and device is None:
             return self
-        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+        def convert(t):
+            try:
+                return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None)
+            except NotImplementedError as exc:  # out of meta: PyTorch's pointer to to_empty()
+                if str(exc) == str(_errors.meta_no_data()):
+                    raise _errors.meta_module_to(exc) from None
+                raise
+        return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Parameters and buffers moved to ``device`` with uninitialised storage (the way out
+        of the meta device): empty_like of each."""
+        return self._apply(lambda t: _F.empty_like(t, device=device), recurse=recurse)
 
     def float(self):
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)

@@ -16,9 +16,9 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if self.elementwise_affine:
-            self.weight = Parameter(_F.empty(self.normalized_shape, dtype=dtype))
+            self.weight = Parameter(_F.empty(self.normalized_shape, dtype=dtype, device=device))
             if bias:
-                self.bias = Parameter(_F.empty(self.normalized_shape, dtype=dtype))
+                self.bias = Parameter(_F.empty(self.normalized_shape, dtype=dtype, device=device))
             else:
                 self.register_parameter("bias", None)
         else:
@@ -52,9 +52,9 @@ class GroupNorm(Module):
         self.eps = eps
         self.affine = affine
         if self.affine:
-            self.weight = Parameter(_F.empty(num_channels, dtype=dtype))
+            self.weight = Parameter(_F.empty(num_channels, dtype=dtype, device=device))
             if bias:
-                self.bias = Parameter(_F.empty(num_channels, dtype=dtype))
+                self.bias = Parameter(_F.empty(num_channels, dtype=dtype, device=device))
             else:
                 self.register_parameter("bias", None)
         else:

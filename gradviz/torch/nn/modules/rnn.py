@@ -66,7 +66,7 @@ class RNNBase(Module):
                 suffix = "_reverse" if direction == 1 else ""
                 names = [name.format(layer, suffix) for name in names]
                 for name, shape in zip(names, shapes):
-                    setattr(self, name, Parameter(_F.empty(shape, dtype=dtype)))
+                    setattr(self, name, Parameter(_F.empty(shape, dtype=dtype, device=device)))
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
         self._init_flat_weights()
@@ -343,11 +343,11 @@ class RNNCellBase(Module):
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        self.weight_ih = Parameter(_F.empty((num_chunks * hidden_size, input_size), dtype=dtype))
-        self.weight_hh = Parameter(_F.empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
+        self.weight_ih = Parameter(_F.empty((num_chunks * hidden_size, input_size), dtype=dtype, device=device))
+        self.weight_hh = Parameter(_F.empty((num_chunks * hidden_size, hidden_size), dtype=dtype, device=device))
         if bias:
-            self.bias_ih = Parameter(_F.empty(num_chunks * hidden_size, dtype=dtype))
-            self.bias_hh = Parameter(_F.empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_ih = Parameter(_F.empty(num_chunks * hidden_size, dtype=dtype, device=device))
+            self.bias_hh = Parameter(_F.empty(num_chunks * hidden_size, dtype=dtype, device=device))
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
