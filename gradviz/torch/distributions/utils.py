@@ -3,7 +3,7 @@ the standard normal draw, logits <-> probabilities, lazily computed parameters),
 the op sequence PyTorch 2.13 runs, so values, random streams and grad_fn names agree."""
 import functools
 
-from .. import _dtypes, _errors_func as E, _kernels as K
+from .. import _dtypes, _errors_func as E
 from .._namespace import F
 from .._tensor import Tensor
 from .._type_info import finfo
@@ -17,15 +17,6 @@ euler_constant = 0.57721566490153286060  # the Euler-Mascheroni constant
 NUMBER_TYPES = (int, float, bool)
 
 
-def broadcast_tensors(*tensors):
-    """torch.broadcast_tensors: each tensor expanded to the common shape; one already of
-    that shape comes back as itself, not a view (as ATen's expand_outplace returns it)."""
-    shape = tuple(tensors[0].shape)
-    for t in tensors[1:]:
-        shape = K.broadcast_shapes(shape, tuple(t.shape))
-    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
-
-
 def broadcast_all(*values):
     """The parameters as tensors of one shape: numbers become tensors of the first tensor's
     dtype (the default dtype if all are numbers), then all are broadcast."""
@@ -34,7 +25,7 @@ def broadcast_all(*values):
     if not all(isinstance(v, Tensor) for v in values):
         dtype = next((v.dtype for v in values if isinstance(v, Tensor)), _dtypes.DEFAULTS.float_dtype)
         values = [v if isinstance(v, Tensor) else F.tensor(v, dtype=dtype) for v in values]
-    return broadcast_tensors(*values)
+    return F.broadcast_tensors(*values)
 
 
 def standard_normal(shape, dtype):
