@@ -511,3 +511,17 @@ def constraint_registry_missing(constraint):
 
 def constraint_expected_dim(expected, got):
     return ValueError(f"Expected value.dim() >= {expected} but got {got}")
+
+
+def tril_diag_out_of_range(diag, n):
+    return ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+
+
+def vec_not_tril(size):
+    return ValueError(f"The size of last dimension is {size} which cannot be expressed as the lower triangular part "
+                      "of a square D x D matrix.")
+
+
+def geometric_probs_not_positive(value, distribution, invalid):
+    return ValueError(f"Expected parameter probs ({type(value).__name__} of shape {tuple(value.shape)}) of "
+                      f"distribution {distribution!r} to be positive but found invalid values:\n{invalid}")

@@ -10,7 +10,10 @@ from .._type_info import finfo
 from ..autograd.grad_mode import enable_grad
 from ..nn import functional as nn_functional
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = [
+    "broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits", "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
+]
 
 euler_constant = 0.57721566490153286060  # the Euler-Mascheroni constant
 #: What PyTorch counts as a number among a distribution's parameters (numpy's float64 is a float).
@@ -82,3 +85,27 @@ class _LazyPropertyAndProperty(lazy_property, property):
 
     def __init__(self, wrapped):
         property.__init__(self, wrapped)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The lower triangle of the last two dims (up to diagonal ``diag``), row by row, as a vector."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise E.tril_diag_out_of_range(diag, n)
+    arange = F.arange(n)
+    tril_mask = arange < arange.view(-1, 1) + (diag + 1)
+    return mat[..., tril_mask]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """tril_matrix_to_vec undone: the vector placed in the lower triangle of a zero matrix."""
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    eps = finfo(vec.dtype).eps
+    if round(n) - n > eps:
+        raise E.vec_not_tril(vec.shape[-1])
+    n = round(n)
+    mat = vec.new_zeros(vec.shape[:-1] + (n, n))
+    arange = F.arange(n)
+    tril_mask = arange < arange.view(-1, 1) + (diag + 1)
+    mat[..., tril_mask] = vec
+    return mat
