@@ -1405,6 +1405,7 @@ def _add_coverage_cases(C):
                        ("ceil", "fr"), ("trunc", "fr"), ("frac", "fr"), ("angle", "nz")):
         C(name, (lambda n: lambda T, x: getattr(x, n)())(name), _x(3, 4, kind=kind), **g)
     C("acosh", lambda T, x: (x + 1.5).acosh(), _x(3, 4, kind="p"), **g)
+    C("erfinv", lambda T, x: T.special.erfinv(x * 0.95), _x(3, 4, kind="u"), **g)
     C("logsigmoid", lambda T, x: T.nn.functional.logsigmoid(x * 8), _x(3, 4), double=False, **g)
     C("logit", lambda T, x: x.logit(), _x(3, 4, kind="u", value=[[0.2, 0.5, 0.7, 0.9]] * 3), **g)
     C("logit_eps", lambda T, x: T.logit(x, eps=0.1), _x(5, value=[0.05, 0.3, 0.5, 0.8, 0.95]), fd=False, **g)

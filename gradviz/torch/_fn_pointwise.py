@@ -18,8 +18,8 @@ EXPORTS = (
     "lgamma", "digamma", "polygamma", "igamma", "igammac", "zeta", "neg", "negative", "reciprocal", "pow", "rpow",
     "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "absolute", "sign", "sgn", "log1p", "expm1",
     "rsqrt", "floor", "ceil", "trunc", "frac", "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsinh",
-    "arccosh", "arctanh", "sinh", "cosh", "log2", "log10", "erf", "fix", "arcsin", "arccos", "arctan", "round",
-    "square", "atan2", "arctan2", "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max", "clamp_mask",
+    "arccosh", "arctanh", "sinh", "cosh", "log2", "log10", "erf", "erfinv", "fix", "arcsin", "arccos", "arctan",
+    "round", "square", "atan2", "arctan2", "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max", "clamp_mask",
     "clamp_min_taken", "clamp_max_taken", "threshold_backward", "tanh_backward", "sigmoid_backward", "tensor_where",
     "where", "_check_lerp_dtypes", "lerp", "addcmul", "addcdiv", "positive", "exp2", "logit", "logit_backward", "xlogy",
     "hypot", "logaddexp", "float_power",
@@ -29,8 +29,8 @@ TORCH = (
     "fmod", "lgamma", "digamma", "polygamma", "igamma", "igammac", "neg", "negative", "reciprocal", "pow", "exp", "log",
     "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "absolute", "sign", "sgn", "log1p", "expm1", "rsqrt",
     "floor", "ceil", "trunc", "frac", "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsinh", "arccosh",
-    "arctanh", "sinh", "cosh", "log2", "log10", "erf", "fix", "arcsin", "arccos", "arctan", "round", "square", "atan2",
-    "arctan2", "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max", "where", "lerp", "addcmul", "addcdiv",
+    "arctanh", "sinh", "cosh", "log2", "log10", "erf", "erfinv", "fix", "arcsin", "arccos", "arctan", "round", "square",
+    "atan2", "arctan2", "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max", "where", "lerp", "addcmul", "addcdiv",
     "positive", "exp2", "logit", "xlogy", "hypot", "logaddexp", "float_power",
 )
 METHODS = (
@@ -38,9 +38,9 @@ METHODS = (
     "lgamma", "digamma", "polygamma", "igamma", "igammac", "neg", "negative", "reciprocal", "pow", "exp", "log", "sin",
     "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "absolute", "sign", "sgn", "log1p", "expm1", "rsqrt", "floor",
     "ceil", "trunc", "frac", "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh",
-    "sinh", "cosh", "log2", "log10", "erf", "fix", "arcsin", "arccos", "arctan", "round", "square", "atan2", "arctan2",
-    "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "positive", "exp2", "logit",
-    "xlogy", "hypot", "logaddexp", "float_power",
+    "sinh", "cosh", "log2", "log10", "erf", "erfinv", "fix", "arcsin", "arccos", "arctan", "round", "square", "atan2",
+    "arctan2", "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "positive",
+    "exp2", "logit", "xlogy", "hypot", "logaddexp", "float_power",
 )
 
 
@@ -259,6 +259,7 @@ cosh = _unary(_ops.cosh, "cosh")
 log2 = _unary(_ops.log2, "log2")
 log10 = _unary(_ops.log10, "log10")
 erf = _unary(_ops.erf, "erf")
+erfinv = _unary(_ops.erfinv, "erfinv")
 fix = trunc
 arcsin, arccos, arctan = asin, acos, atan
 

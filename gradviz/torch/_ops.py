@@ -471,6 +471,8 @@ log2 = Op("Log2Backward0", np.log2, self=lambda grad, self: grad / F.scalar_mul(
 log10 = Op("Log10Backward0", np.log10, self=lambda grad, self: grad / F.scalar_mul(self, 2.302585092994046))
 erf = Op("ErfBackward0", lambda self: K.erf_array(self),
          self=lambda grad, self: F.scalar_mul((-self.pow(2)).exp(), 1.1283791670955126) * grad)
+erfinv = Op("ErfinvBackward0", lambda self: KS.erfinv_array(self),
+            self=lambda grad, self: F.scalar_mul(F.exp(self.erfinv().pow(2)), 0.886226925452758) * grad)
 # At (0, 0) PyTorch gives a zero gradient rather than 0/0.
 atan2 = Op("Atan2Backward0", lambda self, other: np.arctan2(self, other), promotes=True,
            self=lambda grad, self, other: grad * F.where(self * self + other * other == 0, 0.0,
