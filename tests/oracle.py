@@ -1400,10 +1400,13 @@ def _view_then_change_base(base):
 def _add_coverage_cases(C):
     """Ops that had no case until test_op_coverage.py asked for one."""
     g = dict(group="coverage")
-    for name, kind in (("acos", "u"), ("asin", "u"), ("atan", "n"), ("sinh", "n"), ("cosh", "n"), ("tan", "u"),
+    for name, kind in (("acos", "u"), ("asin", "u"), ("atan", "n"), ("asinh", "n"), ("atanh", "u"), ("sinh", "n"), ("cosh", "n"), ("tan", "u"),
                        ("erf", "n"), ("log2", "p"), ("log10", "p"), ("exp2", "n"), ("lgamma", "p"), ("digamma", "p"),
                        ("ceil", "fr"), ("trunc", "fr"), ("frac", "fr"), ("angle", "nz")):
         C(name, (lambda n: lambda T, x: getattr(x, n)())(name), _x(3, 4, kind=kind), **g)
+    C("acosh", lambda T, x: (x + 1.5).acosh(), _x(3, 4, kind="p"), **g)
+    C("erfinv", lambda T, x: T.special.erfinv(x * 0.95), _x(3, 4, kind="u"), **g)
+    C("logsigmoid", lambda T, x: T.nn.functional.logsigmoid(x * 8), _x(3, 4), double=False, **g)
     C("logit", lambda T, x: x.logit(), _x(3, 4, kind="u", value=[[0.2, 0.5, 0.7, 0.9]] * 3), **g)
     C("logit_eps", lambda T, x: T.logit(x, eps=0.1), _x(5, value=[0.05, 0.3, 0.5, 0.8, 0.95]), fd=False, **g)
     C("polygamma", lambda T, x: T.polygamma(1, x), _x(3, 4, kind="p"), double=False, **g)

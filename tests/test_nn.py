@@ -135,6 +135,7 @@ F_CASES = [
     ("silu", lambda L, x: L.F.silu(x), [n(3, 4)], None),
     ("softplus", lambda L, x: L.F.softplus(x, beta=2.0, threshold=1.0), [n(3, 4)], None),
     ("elu", lambda L, x: L.F.elu(x, 0.7), [n(3, 4)], None),
+    ("logsigmoid", lambda L, x: L.F.logsigmoid(x * 20), [n(3, 4)], None),
     ("hardtanh", lambda L, x: L.F.hardtanh(x, -0.5, 0.8), [n(3, 4)], None),
     ("relu6", lambda L, x: L.F.relu6(x * 5), [n(3, 4)], None),
     ("normalize", lambda L, x: L.F.normalize(x, dim=1), [n(3, 4)], None),

@@ -1022,3 +1022,12 @@ def checkpoint_unpacked_twice(error_cls):
     return error_cls("torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked "
                      "once. If you are calling ctx.saved_tensors in backward, make sure to do so only once. "
                      "Otherwise please open an issue with details on your use case.")
+
+
+def broadcast_shapes_not_sequence(shape):
+    return RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {shape}")
+
+
+def broadcast_shapes_mismatch(length, idx, arg_idx, shape, common_shape):
+    return RuntimeError(f"Attempting to broadcast a dimension of length {length} at {idx}! Mismatching argument at "
+                        f"index {arg_idx} had {shape}; but expected shape should be broadcastable to {common_shape}")

@@ -492,3 +492,81 @@ def fwad_tangent_size(primal_shape, tangent_shape):
 def fwad_function_no_jvp():
     return NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
                                "forward mode AD.")
+
+
+# ----- torch.distributions: transforms, Independent, TransformedDistribution, constraint registries --
+def transform_cache_size():
+    return ValueError("cache_size must be 0 or 1")
+
+
+def transform_event_dim_ambiguous():
+    return ValueError("Please use either .domain.event_dim or .codomain.event_dim")
+
+
+def transform_with_cache_not_implemented(cls):
+    return NotImplementedError(f"{cls}.with_cache is not implemented")
+
+
+def transform_too_few_dims():
+    return ValueError("Too few dimensions on input")
+
+
+def transform_reshape_numel():
+    return ValueError("in_shape, out_shape have different numbers of elements")
+
+
+def transform_shape_mismatch(got, expected):
+    return ValueError(f"Shape mismatch: expected {got} but got {expected}")
+
+
+def transform_not_tril_number():
+    return ValueError("Input is not a flattened lower-diagonal number")
+
+
+def transform_not_square():
+    return ValueError("Input is not square")
+
+
+def transformed_distribution_transforms(transforms):
+    if transforms is None:
+        return ValueError("transforms must be a Transform or a list of Transforms")
+    return ValueError(f"transforms must be a Transform or list, but was {transforms}")
+
+
+def transformed_distribution_base_shape(event_dim, base_shape):
+    return ValueError(f"base_distribution needs to have shape with size at least {event_dim}, but got {base_shape}.")
+
+
+def independent_ndims(ndims, batch_ndims):
+    return ValueError(f"Expected reinterpreted_batch_ndims <= len(base_distribution.batch_shape), actual {ndims} vs "
+                      f"{batch_ndims}")
+
+
+def independent_enumeration():
+    return NotImplementedError("Enumeration over cartesian product is not implemented")
+
+
+def constraint_registry_type(constraint):
+    return TypeError(f"Expected constraint to be either a Constraint subclass or instance, but got {constraint}")
+
+
+def constraint_registry_missing(constraint):
+    return NotImplementedError(f"Cannot transform {type(constraint).__name__} constraints")
+
+
+def constraint_expected_dim(expected, got):
+    return ValueError(f"Expected value.dim() >= {expected} but got {got}")
+
+
+def tril_diag_out_of_range(diag, n):
+    return ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+
+
+def vec_not_tril(size):
+    return ValueError(f"The size of last dimension is {size} which cannot be expressed as the lower triangular part "
+                      "of a square D x D matrix.")
+
+
+def geometric_probs_not_positive(value, distribution, invalid):
+    return ValueError(f"Expected parameter probs ({type(value).__name__} of shape {tuple(value.shape)}) of "
+                      f"distribution {distribution!r} to be positive but found invalid values:\n{invalid}")

@@ -1,7 +1,7 @@
 """Views and shapes: view / reshape, flatten, permute / transpose, (un)squeeze, expand, select /
 narrow / slices, unbind / split / chunk, repeat, flip / roll, tril / triu, movedim, diagonals, and
 the view helpers of backward."""
-from . import _dtypes, _errors, _kernels as K, _ops
+from . import _dtypes, _errors, _kernels as K, _ops, _tensor
 from ._common import _int, _max, _new_leaf, _shape_args, _sizes_or_keyword, _sum, apply, wrap_dim
 from ._namespace import F  # the other families' functions, read at call time
 
@@ -12,12 +12,12 @@ EXPORTS = (
     "unsqueeze", "squeeze", "expand", "_check_expand", "expand_as", "sum_to_size", "select", "_select", "narrow",
     "_slice", "embed_view", "replay_view", "unbind", "split", "chunk", "tensor_split", "repeat", "repeat_backward",
     "flip", "roll", "tril", "triu", "movedim", "moveaxis", "broadcast_to", "tile", "unflatten", "ravel", "diagonal",
-    "diagonal_backward", "diag_embed", "diag",
+    "diagonal_backward", "diag_embed", "diag", "broadcast_tensors", "broadcast_shapes",
 )
 TORCH = (
     "reshape", "flatten", "t", "permute", "transpose", "unsqueeze", "squeeze", "select", "narrow", "unbind", "split",
     "chunk", "tensor_split", "flip", "roll", "tril", "triu", "movedim", "moveaxis", "broadcast_to", "tile",
-    "unflatten", "ravel", "diagonal", "diag_embed", "diag",
+    "unflatten", "ravel", "diagonal", "diag_embed", "diag", "broadcast_tensors", "broadcast_shapes",
 )
 METHODS = (
     "view", "reshape", "view_as", "reshape_as", "flatten", "t", "permute", "transpose", "swapaxes", "swapdims",
@@ -396,3 +396,34 @@ def diag(input, diagonal=0):
         raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input._data.ndim}D")
     return apply(_ops.diag_copy, (input,), {"offset": diagonal, "dim1": 0, "dim2": 1,
                                             "self_sym_sizes": input._data.shape})
+
+
+def broadcast_tensors(*tensors):
+    """Each tensor expanded to the common shape (ExpandBackward0 views); one already of that
+    shape comes back as itself, as ATen's expand_outplace returns it."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    shape = tuple(tensors[0].shape)
+    for t in tensors[1:]:
+        shape = K.broadcast_shapes(shape, tuple(t.shape))
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
+
+
+def broadcast_shapes(*shapes):
+    """The shape all ``shapes`` broadcast to (an int is a 1-dim shape), in torch._refs' words."""
+    shapes = tuple((s,) if isinstance(s, int) else s for s in shapes if s is not None)
+    if not shapes:
+        return _tensor.Size([])
+    for shape in shapes:
+        if isinstance(shape, (str, bytes)) or not hasattr(shape, "__len__"):
+            raise _errors.broadcast_shapes_not_sequence(shape)
+    common_shape = [1] * _max(len(shape) for shape in shapes)
+    for arg_idx, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            if shape[idx] == common_shape[idx]:
+                continue
+            if common_shape[idx] == 1:
+                common_shape[idx] = shape[idx]
+            elif shape[idx] != 1:
+                raise _errors.broadcast_shapes_mismatch(shape[idx], idx, arg_idx, shape, common_shape)
+    return _tensor.Size(common_shape)

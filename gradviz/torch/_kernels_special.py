@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from . import _dtypes
+from ._kernels import erf_array
 
 _MACHEP = 1.11022302462515654042e-16
 # Euler-Maclaurin coefficients of Cephes' zeta: (2k)! / B_2k.
@@ -204,3 +205,29 @@ def igammac_array(a, x):
 
 def zeta_array(x, q):
     return _elementwise(zeta, _floating_result(x, q), x, q)
+
+
+# PyTorch's calc_erfinv (ATen's Math.h): a rational first guess (one form for |y| <= 0.7,
+# another towards the tails), then two Newton steps on erf(x) = y, computed in the dtype.
+_ERFINV_A = (0.886226899, -1.645349621, 0.914624893, -0.140543331)
+_ERFINV_B = (-2.118377725, 1.442710462, -0.329097515, 0.012229801)
+_ERFINV_C = (-1.970840454, -1.624906493, 3.429567803, 1.641345311)
+_ERFINV_D = (3.543889200, 1.637067800)
+
+
+def erfinv_array(y):
+    t = y.dtype.type
+    a, b, c, d = ([t(v) for v in coeffs] for coeffs in (_ERFINV_A, _ERFINV_B, _ERFINV_C, _ERFINV_D))
+    y_abs = np.abs(y)
+    with np.errstate(all="ignore"):
+        z = y * y
+        central = y * (((a[3] * z + a[2]) * z + a[1]) * z + a[0]) / (
+            (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + t(1.0))
+        w = np.sqrt(-np.log((t(1.0) - y_abs) / t(2.0)))
+        tail = np.copysign(((c[3] * w + c[2]) * w + c[1]) * w + c[0], y) / ((d[1] * w + d[0]) * w + t(1.0))
+        x = np.where(y_abs <= t(0.7), central, tail)
+        two_over_sqrt_pi = t(2.0) / t(math.sqrt(math.pi))
+        for _ in range(2):
+            x = x - (erf_array(x) - y) / (two_over_sqrt_pi * np.exp(-x * x))
+    x = np.where(y_abs == 1, np.copysign(t(np.inf), y), x)
+    return np.where(y_abs > 1, t(np.nan), x).astype(y.dtype, copy=False)

@@ -488,12 +488,17 @@ tan = Op("TanBackward0", np.tan, self=lambda grad, result: grad * F.scalar_add(r
 asin = Op("AsinBackward0", np.arcsin, self=lambda grad, self: grad * F.scalar_add(-self * self, 1).rsqrt())
 acos = Op("AcosBackward0", np.arccos, self=lambda grad, self: grad * -F.scalar_add(-self * self, 1).rsqrt())
 atan = Op("AtanBackward0", np.arctan, self=lambda grad, self: grad / F.scalar_add(self * self, 1))
+asinh = Op("AsinhBackward0", np.arcsinh, self=lambda grad, self: grad * F.scalar_add(self.pow(2), 1).rsqrt())
+acosh = Op("AcoshBackward0", np.arccosh, self=lambda grad, self: grad * F.scalar_add(self * self, -1).rsqrt())
+atanh = Op("AtanhBackward0", np.arctanh, self=lambda grad, self: grad / F.scalar_add(-self.pow(2), 1))
 sinh = Op("SinhBackward0", np.sinh, self=lambda grad, self: grad * self.cosh())
 cosh = Op("CoshBackward0", np.cosh, self=lambda grad, self: grad * self.sinh())
 log2 = Op("Log2Backward0", np.log2, self=lambda grad, self: grad / F.scalar_mul(self, 0.6931471805599453))
 log10 = Op("Log10Backward0", np.log10, self=lambda grad, self: grad / F.scalar_mul(self, 2.302585092994046))
 erf = Op("ErfBackward0", lambda self: K.erf_array(self),
          self=lambda grad, self: F.scalar_mul((-self.pow(2)).exp(), 1.1283791670955126) * grad)
+erfinv = Op("ErfinvBackward0", lambda self: KS.erfinv_array(self),
+            self=lambda grad, self: F.scalar_mul(F.exp(self.erfinv().pow(2)), 0.886226925452758) * grad)
 # At (0, 0) PyTorch gives a zero gradient rather than 0/0.
 atan2 = Op("Atan2Backward0", lambda self, other: np.arctan2(self, other), promotes=True,
            self=lambda grad, self, other: grad * F.where(self * self + other * other == 0, 0.0,

@@ -465,6 +465,16 @@ softplus = Op("SoftplusBackward0",
               self=lambda grad, self, beta, threshold: F.where(self * beta > threshold, grad,
                                                                   grad * (self * beta).sigmoid()))
 
+def _log_sigmoid_grad(grads, self, buffer):
+    """d/dx log(sigmoid(x)) = sigmoid(-x). Naming ``buffer`` saves it, as PyTorch's node does;
+    the formula reads ``self`` so that it stays differentiable (the buffer is a constant)."""
+    return grads[0] * (-self).sigmoid()
+
+
+# ATen's log_sigmoid_forward returns the output and the buffer exp(-|x|) its backward reads.
+log_sigmoid = Op("LogSigmoidBackward0", lambda self: KN.log_sigmoid(self), multi_output=True,
+                 outputs=("output", "buffer"), self=_log_sigmoid_grad)
+
 hardtanh_backward = Op(
     "HardtanhBackwardBackward0",
     lambda grad_output, self, *, min_val, max_val: np.where((self > min_val) & (self < max_val), grad_output,

@@ -42,6 +42,9 @@ class Size(tuple):
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))
 
+    def __radd__(self, other):  # a tuple plus a Size is a Size, as in PyTorch
+        return Size(tuple.__add__(tuple(other), self))
+
 
 def wrap_dim(dim, ndim):
     n = max(ndim, 1)

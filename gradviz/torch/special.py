@@ -2,7 +2,7 @@
 gradviz.torch after _functions.build() has filled F."""
 from ._namespace import F
 
-digamma, erf, expm1, log1p, polygamma, zeta = F.digamma, F.erf, F.expm1, F.log1p, F.polygamma, F.zeta
+digamma, erf, erfinv, expm1, log1p, polygamma, zeta = F.digamma, F.erf, F.erfinv, F.expm1, F.log1p, F.polygamma, F.zeta
 gammainc, gammaincc, gammaln, expit = F.igamma, F.igammac, F.lgamma, F.sigmoid
 psi = digamma
 

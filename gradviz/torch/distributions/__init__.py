@@ -1,29 +1,52 @@
-"""torch.distributions on the engine: PyTorch 2.13's Distribution base, Bernoulli,
-Categorical, Normal, OneHotCategorical(StraightThrough), Uniform and kl_divergence, each
-the op sequence PyTorch runs, so samples after manual_seed, values, gradients and grad_fn
-names agree (docs/real-pytorch.md says what is not here)."""
+"""torch.distributions on the engine: PyTorch 2.13's Distribution base and the distributions,
+transforms, constraints, constraint registries (biject_to / transform_to) and KL divergences
+listed in docs/api-coverage.md, each the op sequence PyTorch runs, so samples after
+manual_seed, values, gradients and grad_fn names agree (docs/real-pytorch.md says what is not here)."""
 from ..nn.modules.module import torch_module_name
-from . import (bernoulli, categorical, constraints, distribution, exp_family, kl, normal,  # noqa: F401
-               one_hot_categorical, uniform, utils)
+from . import (bernoulli, categorical, cauchy, constraint_registry, constraints, distribution, exp_family,  # noqa: F401
+               exponential, geometric, gumbel, half_normal, independent, kl, kl_continuous, laplace, log_normal,
+               normal, one_hot_categorical, pareto, transformed_distribution, transforms, transforms_elementwise,
+               transforms_structured, uniform, utils)
 from .bernoulli import Bernoulli  # noqa: F401
 from .categorical import Categorical  # noqa: F401
+from .cauchy import Cauchy  # noqa: F401
+from .constraint_registry import biject_to, transform_to  # noqa: F401
 from .distribution import Distribution  # noqa: F401
 from .exp_family import ExponentialFamily  # noqa: F401
+from .exponential import Exponential  # noqa: F401
+from .geometric import Geometric  # noqa: F401
+from .gumbel import Gumbel  # noqa: F401
+from .half_normal import HalfCauchy, HalfNormal  # noqa: F401
+from .independent import Independent  # noqa: F401
 from .kl import kl_divergence, register_kl  # noqa: F401
+from .laplace import Laplace  # noqa: F401
+from .log_normal import LogNormal  # noqa: F401
 from .normal import Normal  # noqa: F401
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough  # noqa: F401
+from .pareto import Pareto, Weibull  # noqa: F401
+from .transformed_distribution import TransformedDistribution  # noqa: F401
+from .transforms import *  # noqa: F401,F403 - PyTorch exports every transform at the package level
 from .uniform import Uniform  # noqa: F401
 
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "OneHotCategorical",
-    "OneHotCategoricalStraightThrough", "Uniform", "kl_divergence", "register_kl",
+    "Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential", "ExponentialFamily", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "TransformedDistribution", "Uniform", "Weibull", "biject_to",
+    "kl_divergence", "register_kl", "transform_to", *transforms.__all__,
 ]
 
 # type(d) prints as PyTorch's <class 'torch.distributions.normal.Normal'>, and so do the
-# messages that name a class.
-for _module in (bernoulli, categorical, constraints, distribution, exp_family, normal, one_hot_categorical, uniform,
-                utils):
-    torch_module_name(vars(_module), _module.__name__.partition(".")[2])
+# messages that name a class. The transforms all live in torch.distributions.transforms, and
+# HalfCauchy in half_cauchy, Weibull in weibull.
+_PYTORCH_MODULE = {"transforms_elementwise": "transforms", "transforms_structured": "transforms"}
+for _module in (bernoulli, categorical, cauchy, constraint_registry, constraints, distribution, exp_family,
+                exponential, geometric, gumbel, half_normal, independent, laplace, log_normal, normal,
+                one_hot_categorical, pareto, transformed_distribution, transforms_elementwise, transforms_structured,
+                uniform, utils):
+    _short = _module.__name__.rpartition(".")[2]
+    torch_module_name(vars(_module), "torch.distributions." + _PYTORCH_MODULE.get(_short, _short))
+HalfCauchy.__module__ = "torch.distributions.half_cauchy"
+Weibull.__module__ = "torch.distributions.weibull"
 
 
 from .. import _missing as _missing_names  # noqa: E402

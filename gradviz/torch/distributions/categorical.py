@@ -8,7 +8,7 @@ from .._tensor import Size
 from .._type_info import finfo
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_tensors, lazy_property, logits_to_probs, probs_to_logits
+from .utils import lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -89,7 +89,7 @@ class Categorical(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
-        value, log_pmf = broadcast_tensors(value, self.logits)
+        value, log_pmf = F.broadcast_tensors(value, self.logits)
         value = value[..., :1]
         return log_pmf.gather(-1, value).squeeze(-1)
 

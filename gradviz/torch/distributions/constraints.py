@@ -1,12 +1,15 @@
 """torch.distributions.constraints: the regions a distribution's parameters and samples
 must lie in. ``check`` returns a bool tensor over the batch (the event dims reduced);
 ``repr`` is what PyTorch's validation messages print (the class name less its underscore)."""
+from .. import _dtypes, _errors_func as E
 from .._namespace import F
+from .._type_info import finfo
 
 __all__ = [
-    "Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
-    "independent", "integer_interval", "interval", "is_dependent", "less_than", "nonnegative", "nonnegative_integer",
-    "one_hot", "positive", "positive_integer", "real", "real_vector", "simplex", "unit_interval",
+    "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
+    "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval", "is_dependent", "less_than",
+    "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
+    "positive_integer", "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
 ]
 
 
@@ -92,7 +95,7 @@ class _IndependentConstraint(Constraint):
         result = self.base_constraint.check(value)
         if result.dim() < self.reinterpreted_batch_ndims:
             expected = self.base_constraint.event_dim + self.reinterpreted_batch_ndims
-            raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
+            raise E.constraint_expected_dim(expected, value.dim())
         result = result.reshape(result.shape[: result.dim() - self.reinterpreted_batch_ndims] + (-1,))
         return result.all(-1)
 
@@ -208,6 +211,133 @@ class _Simplex(Constraint):
         return F.all(value >= 0, dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _Multinomial(Constraint):
+    """Nonnegative counts summing to at most ``upper_bound``."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
+
+
+def _is_lower_triangular(value):
+    value_tril = value.tril()
+    return (value_tril == value).view(value.shape[:-2] + (-1,)).min(-1)[0]
+
+
+class _LowerTriangular(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        return _is_lower_triangular(value)
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular with a positive diagonal."""
+
+    event_dim = 2
+
+    def check(self, value):
+        positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
+        return _is_lower_triangular(value) & positive_diagonal
+
+
+class _CorrCholesky(Constraint):
+    """A lower Cholesky factor whose rows have unit norm (of a correlation matrix)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        tol = finfo(value.dtype).eps * value.size(-1) * 10  # 10 ulps per row element
+        row_norm = F.vector_norm(value.detach(), 2, -1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        return F.full(value.shape[:-2], value.shape[-2] == value.shape[-1], dtype=_dtypes.bool)
+
+
+class _Symmetric(_Square):
+    def check(self, value):
+        square_check = super().check(value)
+        if not square_check.all():
+            return square_check
+        return F.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _Cat(Constraint):
+    """Constraints applied to consecutive slices of ``dim``, of ``lengths`` each."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        if lengths is None:
+            lengths = [1] * len(self.cseq)
+        self.lengths = list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+        self.dim = dim
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        _check_dim_in_range(self.dim, value)
+        checks = []
+        start = 0
+        for constr, length in zip(self.cseq, self.lengths):
+            checks.append(constr.check(value.narrow(self.dim, start, length)))
+            start = start + length
+        return F.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """One constraint per index of ``dim``."""
+
+    def __init__(self, cseq, dim=0):
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        dim = max(c.event_dim for c in self.cseq)
+        if self.dim + dim < 0:
+            dim += 1
+        return dim
+
+    def check(self, value):
+        _check_dim_in_range(self.dim, value)
+        vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return F.stack([constr.check(v) for v, constr in zip(vs, self.cseq)], self.dim)
+
+
+def _check_dim_in_range(dim, value):
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(f"dim {dim} out of range for value with {value.dim()} dimensions")
+
+
 # The public names, as PyTorch spells them.
 dependent = _Dependent()
 dependent_property = _DependentProperty
@@ -228,3 +358,11 @@ unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
+multinomial = _Multinomial
+lower_triangular = _LowerTriangular()
+lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
+square = _Square()
+symmetric = _Symmetric()
+cat = _Cat
+stack = _Stack

@@ -75,6 +75,9 @@ class Normal(ExponentialFamily):
             self._validate_sample(value)
         return 0.5 * (1 + F.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
+    def icdf(self, value):
+        return self.loc + self.scale * F.erfinv(2 * value - 1) * math.sqrt(2)
+
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + F.log(self.scale)
 

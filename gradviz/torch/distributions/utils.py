@@ -3,27 +3,21 @@ the standard normal draw, logits <-> probabilities, lazily computed parameters),
 the op sequence PyTorch 2.13 runs, so values, random streams and grad_fn names agree."""
 import functools
 
-from .. import _dtypes, _errors_func as E, _kernels as K
+from .. import _dtypes, _errors_func as E
 from .._namespace import F
 from .._tensor import Tensor
 from .._type_info import finfo
 from ..autograd.grad_mode import enable_grad
 from ..nn import functional as nn_functional
 
-__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+__all__ = [
+    "broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits", "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
+]
 
 euler_constant = 0.57721566490153286060  # the Euler-Mascheroni constant
 #: What PyTorch counts as a number among a distribution's parameters (numpy's float64 is a float).
 NUMBER_TYPES = (int, float, bool)
-
-
-def broadcast_tensors(*tensors):
-    """torch.broadcast_tensors: each tensor expanded to the common shape; one already of
-    that shape comes back as itself, not a view (as ATen's expand_outplace returns it)."""
-    shape = tuple(tensors[0].shape)
-    for t in tensors[1:]:
-        shape = K.broadcast_shapes(shape, tuple(t.shape))
-    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
 
 
 def broadcast_all(*values):
@@ -34,7 +28,7 @@ def broadcast_all(*values):
     if not all(isinstance(v, Tensor) for v in values):
         dtype = next((v.dtype for v in values if isinstance(v, Tensor)), _dtypes.DEFAULTS.float_dtype)
         values = [v if isinstance(v, Tensor) else F.tensor(v, dtype=dtype) for v in values]
-    return broadcast_tensors(*values)
+    return F.broadcast_tensors(*values)
 
 
 def standard_normal(shape, dtype):
@@ -91,3 +85,27 @@ class _LazyPropertyAndProperty(lazy_property, property):
 
     def __init__(self, wrapped):
         property.__init__(self, wrapped)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The lower triangle of the last two dims (up to diagonal ``diag``), row by row, as a vector."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise E.tril_diag_out_of_range(diag, n)
+    arange = F.arange(n)
+    tril_mask = arange < arange.view(-1, 1) + (diag + 1)
+    return mat[..., tril_mask]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """tril_matrix_to_vec undone: the vector placed in the lower triangle of a zero matrix."""
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    eps = finfo(vec.dtype).eps
+    if round(n) - n > eps:
+        raise E.vec_not_tril(vec.shape[-1])
+    n = round(n)
+    mat = vec.new_zeros(vec.shape[:-1] + (n, n))
+    arange = F.arange(n)
+    tril_mask = arange < arange.view(-1, 1) + (diag + 1)
+    mat[..., tril_mask] = vec
+    return mat

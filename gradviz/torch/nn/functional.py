@@ -208,6 +208,10 @@ def softplus(input, beta=1.0, threshold=20.0):
     return _apply(ops.softplus, (input,), beta=beta, threshold=threshold)
 
 
+def logsigmoid(input):
+    return _apply(ops.log_sigmoid, (input,))[0]
+
+
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _apply(ops.hardtanh, (input,), min_val=min_val, max_val=max_val)
 
