@@ -1,0 +1,57 @@
+"""Error texts of torch.nn's losses, norms, convolutions and layers added with them, in
+PyTorch 2.13's exact words (ATen's TORCH_CHECKs and torch/nn's Python raises); each
+constructor returns the exception to raise."""
+
+
+def _sizes(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _torch_size(shape):
+    return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
+
+
+def multi_target_not_supported():
+    return RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+
+
+def cosine_embedding_input_dims(target_kind, input_kind, shape1, shape2):
+    return RuntimeError(f"{target_kind} target tensor expects {input_kind} input tensors, but found inputs with sizes "
+                        f"{_sizes(shape1)} and {_sizes(shape2)}.")
+
+
+def margin_ranking_dims(shape1, shape2, target_shape):
+    return RuntimeError("margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
+                        f"{_torch_size(shape1)}, input2: {_torch_size(shape2)}, target: {_torch_size(target_shape)} ")
+
+
+def not_differentiable(function, argument):
+    return RuntimeError(f"The function '{function}' is not differentiable with respect to argument '{argument}'. "
+                        "This input cannot have requires_grad True.")
+
+
+def margin_input_shape(shape):
+    return RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: {_sizes(shape)}")
+
+
+def multi_margin_target_size(nframe, target_shape, input_shape):
+    return RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                        f"samples (batch size). Expected target size [{nframe}], but got {_sizes(target_shape)}. "
+                        f"Input has shape {_sizes(input_shape)}.")
+
+
+def multi_margin_weight_size(dim, weight_shape):
+    return RuntimeError(f"inconsistent weight size, expected {dim} but got {_sizes(weight_shape)}")
+
+
+def multilabel_target_size(target_shape, input_shape):
+    return RuntimeError(f"inconsistent target size: {_sizes(target_shape)} for input of size: {_sizes(input_shape)}")
+
+
+def multilabel_target_range():
+    return RuntimeError("argument #2 'target' is out of range")
+
+
+def triplet_dims(anchor, positive, negative):
+    return RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
+                        f"dimensions, but got: anchor {anchor}D, positive {positive}D, and negative {negative}D inputs")
