@@ -250,3 +250,74 @@ MODULE_ERRORS = [
 @pytest.mark.parametrize("index", range(len(MODULE_ERRORS)))
 def test_module_errors_and_warnings_match_torch(torch, index):
     assert _raised(G, MODULE_ERRORS[index]) == _raised(lib(torch), MODULE_ERRORS[index])
+
+
+# ---------------------------------------------------------------------------------------
+# normalisation
+NORM_CASES = [
+    ("instance_norm", lambda L, x: L.F.instance_norm(x), lambda r: [_n(r, 2, 3, 5)], None),
+    ("instance_norm_affine", lambda L, x, w, b: L.F.instance_norm(x, weight=w, bias=b, eps=1e-3),
+     lambda r: [_n(r, 3, 2, 4, 3), _u(r, 0.5, 2, 2), _n(r, 2)], None),
+    ("instance_norm_eval_stats", lambda L, x, m, v: L.F.instance_norm(x, m, v, use_input_stats=False),
+     lambda r: [_n(r, 2, 3, 4), _n(r, 3), _u(r, 0.5, 2, 3)], [True, False, False]),
+    ("rms_norm", lambda L, x: L.F.rms_norm(x, (5,)), lambda r: [_n(r, 2, 3, 5)], None),
+    ("rms_norm_weight_eps", lambda L, x, w: L.F.rms_norm(x, [3, 5], w, eps=1e-3),
+     lambda r: [_n(r, 2, 3, 5), _u(r, 0.5, 2, 3, 5)], None),
+]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name, fn, make, mask", NORM_CASES, ids=[c[0] for c in NORM_CASES])
+def test_norms_match_torch(torch, name, fn, make, mask, seed):
+    run_both(torch, fn, make(_rng(seed)), mask, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("name, fn, make, mask", NORM_CASES, ids=[c[0] for c in NORM_CASES])
+def test_norms_finite_differences(name, fn, make, mask):
+    fd_check(fn, make(_rng(5)), mask, double=False)
+
+
+NORM_MODULES = [
+    ("BatchNorm3d", lambda L: L.nn.BatchNorm3d(3), lambda r: [_n(r, 2, 3, 2, 3, 2)]),
+    ("SyncBatchNorm", lambda L: L.nn.SyncBatchNorm(3, momentum=None), lambda r: [_n(r, 4, 3, 2)]),
+    ("InstanceNorm1d", lambda L: L.nn.InstanceNorm1d(3), lambda r: [_n(r, 2, 3, 6)]),
+    ("InstanceNorm1d_unbatched", lambda L: L.nn.InstanceNorm1d(3, affine=True), lambda r: [_n(r, 3, 6)]),
+    ("InstanceNorm2d_tracked", lambda L: L.nn.InstanceNorm2d(4, affine=True, track_running_stats=True),
+     lambda r: [_n(r, 2, 4, 3, 3)]),
+    ("InstanceNorm3d", lambda L: L.nn.InstanceNorm3d(2, momentum=0.3, track_running_stats=True),
+     lambda r: [_n(r, 2, 2, 2, 3, 2)]),
+    ("RMSNorm", lambda L: L.nn.RMSNorm([2, 3]), lambda r: [_n(r, 4, 2, 3)]),
+    ("RMSNorm_plain", lambda L: L.nn.RMSNorm(3, eps=1e-2, elementwise_affine=False), lambda r: [_n(r, 4, 3)]),
+]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name, build, make", NORM_MODULES, ids=[c[0] for c in NORM_MODULES])
+def test_norm_modules_match_torch(torch, name, build, make, seed):
+    """Reprs, outputs and gradients in training mode, the running statistics it leaves, then eval."""
+    T = lib(torch)
+    arrays = make(_rng(seed))
+    gm, tm = build(G), build(T)
+    assert repr(gm) == repr(tm) and str(type(gm)) == str(type(tm))
+    run_both(torch, lambda L, x: (gm if L is G else tm)(x), arrays, rtol=2e-5, atol=2e-5)
+    for (gk, gv), (tk, tv) in zip(gm.state_dict().items(), tm.state_dict().items()):
+        assert gk == tk
+        np.testing.assert_allclose(gv.numpy(), tv.numpy(), rtol=1e-5, atol=1e-6)
+    gm.eval(), tm.eval()
+    run_both(torch, lambda L, x: (gm if L is G else tm)(x), arrays, rtol=2e-5, atol=2e-5)
+
+
+NORM_ERRORS = [
+    lambda L: L.F.instance_norm(L.torch.zeros(2, 3, 1)),
+    lambda L: L.F.rms_norm(L.torch.zeros(2, 3), (4,)),
+    lambda L: L.nn.InstanceNorm1d(4, affine=True)(L.torch.zeros(2, 3, 5)),
+    lambda L: L.nn.InstanceNorm1d(4)(L.torch.zeros(2, 3, 5)),
+    lambda L: L.nn.InstanceNorm2d(4)(L.torch.zeros(2, 3)),
+    lambda L: L.nn.BatchNorm3d(4)(L.torch.zeros(2, 4, 3)),
+    lambda L: L.nn.SyncBatchNorm(4)(L.torch.zeros(3)),
+]
+
+
+@pytest.mark.parametrize("index", range(len(NORM_ERRORS)))
+def test_norm_errors_and_warnings_match_torch(torch, index):
+    assert _raised(G, NORM_ERRORS[index]) == _raised(lib(torch), NORM_ERRORS[index])

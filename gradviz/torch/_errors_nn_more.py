@@ -55,3 +55,22 @@ def multilabel_target_range():
 def triplet_dims(anchor, positive, negative):
     return RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
                         f"dimensions, but got: anchor {anchor}D, positive {positive}D, and negative {negative}D inputs")
+
+
+def spatial_size(shape):
+    return ValueError(f"Expected more than 1 spatial element when training, got input size {_torch_size(shape)}")
+
+
+def rms_norm_shape(normalized_shape, input_shape):
+    return RuntimeError(f"Given normalized_shape={_sizes(normalized_shape)}, expected input with shape "
+                        f"[*{', '.join(map(str, normalized_shape))}], but got input of size{_sizes(input_shape)}")
+
+
+def instance_norm_features(feature_dim, num_features, got):
+    return ValueError(f"expected input's size at dim={feature_dim} to match num_features ({num_features}), but got: "
+                      f"{got}.")
+
+
+def instance_norm_features_warning(feature_dim):
+    return (f"input's size at dim={feature_dim} does not match num_features. You can silence this warning by not "
+            "passing in num_features, which is not used because affine=False")

@@ -17,6 +17,8 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDi
 from .loss_more import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss,  # noqa: F401
                         MultiLabelMarginLoss, MultiMarginLoss, NLLLoss2d, PoissonNLLLoss, SoftMarginLoss,
                         TripletMarginLoss, TripletMarginWithDistanceLoss)
+from .norm_more import (BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm,  # noqa: F401
+                        SyncBatchNorm)
 from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear  # noqa: F401
 from .transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: F401
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: F401
