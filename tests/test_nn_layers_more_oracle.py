@@ -321,3 +321,103 @@ NORM_ERRORS = [
 @pytest.mark.parametrize("index", range(len(NORM_ERRORS)))
 def test_norm_errors_and_warnings_match_torch(torch, index):
     assert _raised(G, NORM_ERRORS[index]) == _raised(lib(torch), NORM_ERRORS[index])
+
+
+# ---------------------------------------------------------------------------------------
+# convolutions: 3-D and transposed (float32 GEMMs in another order: compared to 1e-4)
+CONV_CASES = [
+    ("conv_transpose2d_dcgan", lambda L, x, w, b: L.F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
+     lambda r: [_n(r, 2, 4, 5, 5), _n(r, 4, 3, 3, 3), _n(r, 3)]),
+    ("conv_transpose2d_groups_dilation", lambda L, x, w, b: L.F.conv_transpose2d(
+        x, w, b, stride=(2, 1), padding=(1, 0), groups=2, dilation=2), lambda r: [_n(r, 2, 4, 5, 6),
+                                                                                 _n(r, 4, 3, 3, 2), _n(r, 6)]),
+    ("conv_transpose1d", lambda L, x, w: L.F.conv_transpose1d(x, w, stride=3, output_padding=2),
+     lambda r: [_n(r, 2, 4, 5), _n(r, 4, 2, 3)]),
+    ("conv_transpose1d_unbatched", lambda L, x, w, b: L.F.conv_transpose1d(x, w, b, padding=1),
+     lambda r: [_n(r, 4, 5), _n(r, 4, 2, 3), _n(r, 2)]),
+    ("conv_transpose3d", lambda L, x, w, b: L.F.conv_transpose3d(x, w, b, stride=2, padding=1),
+     lambda r: [_n(r, 1, 2, 3, 4, 3), _n(r, 2, 3, 3, 2, 3), _n(r, 3)]),
+    ("conv3d", lambda L, x, w, b: L.F.conv3d(x, w, b, stride=(1, 2, 1), padding=1, dilation=(2, 1, 1)),
+     lambda r: [_n(r, 2, 2, 5, 6, 4), _n(r, 3, 2, 3, 2, 3), _n(r, 3)]),
+    ("conv3d_unbatched_groups", lambda L, x, w, b: L.F.conv3d(x, w, b, groups=2),
+     lambda r: [_n(r, 4, 5, 6, 4), _n(r, 4, 2, 3, 2, 3), _n(r, 4)]),
+]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name, fn, make", CONV_CASES, ids=[c[0] for c in CONV_CASES])
+def test_convolutions_match_torch(torch, name, fn, make, seed):
+    run_both(torch, fn, make(_rng(seed)), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name, fn, make", CONV_CASES, ids=[c[0] for c in CONV_CASES])
+def test_convolutions_finite_differences(name, fn, make):
+    fd_check(fn, make(_rng(3)), double=False)
+
+
+def test_conv_transpose_saved_slots(torch):
+    """Every slot PyTorch's ConvolutionBackward0 saves for a transposed convolution, by value."""
+    nodes = {}
+    for L in (G, lib(torch)):
+        L.torch.manual_seed(0)
+        x = L.torch.randn(1, 2, 3, 3, requires_grad=True)
+        w = L.torch.randn(2, 4, 3, 3, requires_grad=True)
+        nodes[L.name] = L.F.conv_transpose2d(x, w, stride=2, output_padding=1).grad_fn
+    names = sorted(a for a in dir(nodes["torch"]) if a.startswith("_saved_"))
+    assert len(names) == 9
+    for name in names:
+        got, want = getattr(nodes["gradviz"], name), getattr(nodes["torch"], name)
+        if hasattr(want, "numpy"):
+            np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+        else:
+            assert tuple(got) == tuple(want) if isinstance(want, (tuple, list)) else got == want, name
+
+
+CONV_MODULES = [
+    ("ConvTranspose2d", lambda L: L.nn.ConvTranspose2d(4, 6, 4, stride=2, padding=1, bias=False),
+     lambda r: [_n(r, 2, 4, 3, 3)]),
+    ("ConvTranspose2d_groups", lambda L: L.nn.ConvTranspose2d(4, 6, (3, 2), stride=2, output_padding=1, groups=2,
+                                                              dilation=(1, 2)), lambda r: [_n(r, 1, 4, 3, 4)]),
+    ("ConvTranspose1d", lambda L: L.nn.ConvTranspose1d(3, 2, 3, stride=2), lambda r: [_n(r, 2, 3, 5)]),
+    ("ConvTranspose3d", lambda L: L.nn.ConvTranspose3d(2, 3, 2, stride=(1, 2, 2)), lambda r: [_n(r, 1, 2, 2, 3, 2)]),
+    ("Conv3d", lambda L: L.nn.Conv3d(2, 4, 3, padding=1, stride=2), lambda r: [_n(r, 2, 2, 4, 5, 3)]),
+]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name, build, make", CONV_MODULES, ids=[c[0] for c in CONV_MODULES])
+def test_conv_modules_match_torch(torch, name, build, make, seed):
+    """The same parameters from the same seed (PyTorch's init stream), reprs, outputs, gradients."""
+    T = lib(torch)
+    G.torch.manual_seed(seed), T.torch.manual_seed(seed)
+    gm, tm = build(G), build(T)
+    assert repr(gm) == repr(tm) and str(type(gm)) == str(type(tm))
+    for (gk, gv), (tk, tv) in zip(gm.state_dict().items(), tm.state_dict().items()):
+        assert gk == tk
+        np.testing.assert_array_equal(gv.numpy(), tv.numpy())
+    run_both(torch, lambda L, x: (gm if L is G else tm)(x), make(_rng(seed)), rtol=1e-4, atol=1e-5)
+
+
+def test_conv_transpose_output_size(torch):
+    for L in (G, lib(torch)):
+        L.torch.manual_seed(0)
+        m = L.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)
+        assert tuple(m(L.torch.zeros(1, 2, 4, 4), output_size=[8, 8]).shape) == (1, 3, 8, 8)
+
+
+CONV_ERRORS = [
+    lambda L: L.F.conv_transpose2d(L.torch.zeros(1, 3, 5, 5), L.torch.zeros(2, 3, 3, 3)),
+    lambda L: L.F.conv_transpose2d(L.torch.zeros(1, 2, 5, 5), L.torch.zeros(2, 3, 3, 3), output_padding=1),
+    lambda L: L.F.conv_transpose1d(L.torch.zeros(1, 2, 5), L.torch.zeros(2, 3, 3), output_padding=1),
+    lambda L: L.F.conv_transpose3d(L.torch.zeros(1, 2, 5, 5, 5), L.torch.zeros(2, 3, 3, 3, 3), output_padding=1),
+    lambda L: L.F.conv_transpose3d(L.torch.zeros(5, 5, 5), L.torch.zeros(2, 3, 3, 3, 3)),
+    lambda L: L.F.conv_transpose2d(L.torch.zeros(1, 2, 1, 1), L.torch.zeros(2, 3, 3, 3), padding=3),
+    lambda L: L.F.conv_transpose1d(L.torch.zeros(1, 4, 5), L.torch.zeros(3, 3, 3), groups=2),
+    lambda L: L.F.conv3d(L.torch.zeros(1, 2, 5, 5), L.torch.zeros(3, 2, 2, 2, 2)),
+    lambda L: L.nn.ConvTranspose2d(2, 3, 3, padding_mode="reflect"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(CONV_ERRORS)))
+def test_conv_errors_match_torch(torch, index):
+    assert _raised(G, CONV_ERRORS[index]) == _raised(lib(torch), CONV_ERRORS[index])

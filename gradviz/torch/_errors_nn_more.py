@@ -74,3 +74,34 @@ def instance_norm_features(feature_dim, num_features, got):
 def instance_norm_features_warning(feature_dim):
     return (f"input's size at dim={feature_dim} does not match num_features. You can silence this warning by not "
             "passing in num_features, which is not used because affine=False")
+
+
+def conv_input_rank(n, name, shape):
+    return RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of "
+                        f"size: {_sizes(shape)}")
+
+
+def conv_transposed_channels(weight_shape, input_shape, want, got):
+    return RuntimeError(f"Given transposed=1, weight of size {_sizes(weight_shape)}, expected input"
+                        f"{_sizes(input_shape)} to have {want} channels, but got {got} channels instead")
+
+
+def conv_weight_groups(groups, weight_shape):
+    return RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got "
+                        f"weight of size [{_sizes(weight_shape)}] instead")
+
+
+def conv_output_padding(output_padding, stride, dilation):
+    """ATen names the dims (depth,) height, width; a 1-D convolution runs as 2-D with height 1."""
+    if len(stride) == 1:
+        output_padding, stride, dilation = (0,) + output_padding, (1,) + stride, (1,) + dilation
+    names = ("depth", "height", "width")[3 - len(stride):]
+    parts = [f"{what}_{name}: {value}" for what, values in (("output_padding", output_padding), ("stride", stride),
+                                                             ("dilation", dilation))
+             for name, value in zip(names, values)]
+    return RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
+
+
+def conv_output_too_small(in_size, out_size):
+    return RuntimeError(f"Given input size per channel: ({' x '.join(map(str, in_size))}). Calculated output size per "
+                        f"channel: ({' x '.join(map(str, out_size))}). Output size is too small")

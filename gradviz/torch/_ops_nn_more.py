@@ -3,7 +3,8 @@ ATen writes as kernels of their own, embedding_bag and _trilinear (bilinear's co
 
 A loss whose backward PyTorch cannot differentiate again records, under create_graph, a
 ``NotImplemented`` node whose formulas raise ATen's message, as PyTorch's does."""
-from . import _kernels as K, _kernels_loss_more as KM
+from . import _kernels as K, _kernels_conv as KC, _kernels_loss_more as KM
+from . import _ops_nn
 from ._namespace import F
 from ._ops import Op, not_implemented
 from .autograd import graph
@@ -83,5 +84,30 @@ multilabel_margin_loss = Op(
     multi_output=True, outputs=("result", "is_target"),
     self=lambda grads, self, target, reduction, is_target: _apply(
         multilabel_margin_loss_backward, (grads[0], self, target, is_target), reduction=reduction))
+
+# ---------------------------------------------------------------------------------------
+# transposed convolution: ATen's convolution with transposed=True, the same node as the
+# ordinary one; its input gradient is the ordinary convolution of grad, its weight gradient
+# the ordinary weight gradient with grad and input in swapped roles
+def _transposed_forward(input, weight, bias, *, stride, padding, dilation, transposed, output_padding, groups,
+                        bias_sym_sizes_opt):
+    return KC.conv_transpose(input, weight, bias, stride, padding, output_padding, dilation, groups)
+
+
+convolution_transpose = Op(
+    "ConvolutionBackward0", _transposed_forward,
+    input=lambda grad, weight, stride, padding, dilation, groups: _ops_nn.conv(
+        grad, weight, None, stride, padding, dilation, groups),
+    weight=lambda grad, input, weight, stride, padding, dilation, groups: _ops_nn._conv_weight_grad(
+        grad, input, weight.shape, stride, padding, dilation, groups),
+    bias=lambda grad: grad.sum([0] + list(range(2, grad.dim()))),
+    keeps=("bias_sym_sizes_opt", "output_padding", "transposed", "input"))
+
+
+def conv_transpose(input, weight, bias, stride, padding, output_padding, dilation, groups):
+    return _apply(convolution_transpose, (input, weight, bias), stride=stride, padding=padding, dilation=dilation,
+                  transposed=True, output_padding=output_padding, groups=groups,
+                  bias_sym_sizes_opt=(0,) if bias is None else tuple(bias.shape))
+
 
 __all__ = ["F"]

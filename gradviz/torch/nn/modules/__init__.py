@@ -19,6 +19,7 @@ from .loss_more import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss
                         TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .norm_more import (BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, RMSNorm,  # noqa: F401
                         SyncBatchNorm)
+from .conv_more import Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
 from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear  # noqa: F401
 from .transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: F401
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: F401
