@@ -476,8 +476,7 @@ hardtanh = Op("HardtanhBackward0", lambda self, *, min_val, max_val: np.clip(sel
               self=lambda grad, self, min_val, max_val: _apply(hardtanh_backward, (grad, self), min_val=min_val,
                                                              max_val=max_val))
 
-elu = Op("EluBackward0", lambda self, *, alpha: np.where(self > 0, self, alpha * np.expm1(self)).astype(self.dtype),
-         self=lambda grad, self, alpha: F.where(self > 0, grad, grad * self.exp() * alpha))
+# elu (and selu, celu) live in _ops_nn_act with the rest of the ELU family.
 
 # ---------------------------------------------------------------------------------------
 # shape helpers PyTorch's composites use internally

@@ -192,28 +192,8 @@ def gelu(input, approximate="none"):
     return _apply(ops.gelu, (input,), approximate=approximate)
 
 
-def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _apply(ops.leaky_relu, (input,), negative_slope=negative_slope)
-
-
-def elu(input, alpha=1.0, inplace=False):
-    return _apply(ops.elu, (input,), alpha=alpha)
-
-
-def silu(input, inplace=False):
-    return _apply(ops.silu, (input,))
-
-
 def softplus(input, beta=1.0, threshold=20.0):
     return _apply(ops.softplus, (input,), beta=beta, threshold=threshold)
-
-
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return _apply(ops.hardtanh, (input,), min_val=min_val, max_val=max_val)
-
-
-def relu6(input, inplace=False):
-    return hardtanh(input, 0.0, 6.0)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -546,7 +526,11 @@ def unsafe_chunk(input, chunks, dim=0):
     return _apply(ops.unsafe_split, (input,), split_size=split, dim=wrap_dim(dim, input.dim()))
 
 
-# attention, resizing, padding modes and group norm live in modules of their own
+# activations, attention, resizing, padding modes and group norm live in modules of their own
+from ._functional_activation import (  # noqa: E402,F401
+    celu, celu_, elu, elu_, glu, hardshrink, hardsigmoid, hardswish, hardtanh, hardtanh_, leaky_relu, leaky_relu_,
+    logsigmoid, mish, prelu, relu6, rrelu, rrelu_, selu, selu_, silu, softshrink, softsign, tanhshrink, threshold,
+    threshold_)
 from . import _functional_resize  # noqa: E402
 from ._functional_resize import (  # noqa: E402,F401
     group_norm, interpolate, upsample, upsample_bilinear, upsample_nearest)

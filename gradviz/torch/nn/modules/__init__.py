@@ -6,6 +6,8 @@ from .conv import Conv1d, Conv2d  # noqa: F401
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
 from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU, Softmax,  # noqa: F401
                          Softmin, Softplus, Tanh)
+from .activation_more import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, Mish, PReLU, RReLU,  # noqa: F401
+                              SELU, Softmax2d, Softshrink, Softsign, Tanhshrink, Threshold)
 from .dropout import Dropout  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .sparse import Embedding  # noqa: F401
