@@ -34,3 +34,30 @@ def celu_zero_alpha():
 
 def softmax2d_rank(ndim):
     return ValueError(f"Softmax2d: expected input to be 3D or 4D, got {ndim}D instead")
+
+
+# ---------------------------------------------------------------------------------------
+# dropout
+def feature_dropout_rank():
+    return RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+
+
+def dropout1d_rank(ndim):
+    return RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {ndim}D input. Note that dropout1d "
+                        "exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel "
+                        "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+
+
+def dropout_nd_rank_warning(spatial, ndim):
+    words = {2: "2 spatial dimensions", 3: "3 spatial dimensions"}[spatial]
+    return (f"dropout{spatial}d: Received a {ndim}-D input to dropout{spatial}d, which is deprecated and will result "
+            "in an error in a future release. To retain the behavior and silence this warning, please use dropout "
+            f"instead. Note that dropout{spatial}d exists to provide channel-wise dropout on inputs with {words}, a "
+            f"channel dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).")
+
+
+DROPOUT2D_3D_WARNING = (
+    "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is desired - "
+    "input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will change in a future "
+    "release to interpret the input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+    "channel-wise dropout behavior, please switch to using dropout1d instead.")

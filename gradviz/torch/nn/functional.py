@@ -534,6 +534,8 @@ from ._functional_activation import (  # noqa: E402,F401
 from . import _functional_resize  # noqa: E402
 from ._functional_resize import (  # noqa: E402,F401
     group_norm, interpolate, upsample, upsample_bilinear, upsample_nearest)
+from ._functional_dropout import (  # noqa: E402,F401
+    alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout)
 from ._functional_attention import (  # noqa: E402,F401
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
     multi_head_attention_forward, scaled_dot_product_attention)
