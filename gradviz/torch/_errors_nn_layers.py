@@ -61,3 +61,42 @@ DROPOUT2D_3D_WARNING = (
     "input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will change in a future "
     "release to interpret the input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
     "channel-wise dropout behavior, please switch to using dropout1d instead.")
+
+
+# ---------------------------------------------------------------------------------------
+# pooling, shuffles
+def pool1d_rank(ndim, name):
+    return RuntimeError(f"Expected 2 to 3 dimensions, but got {ndim}-dimensional tensor for argument #1 'self' "
+                        f"(while checking arguments for {name})")
+
+
+def shuffle_rank(name, ndim):
+    return RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with {ndim} dimension(s)")
+
+
+def shuffle_factor(name, factor_name, value):
+    return RuntimeError(f"{name} expects a positive {factor_name}, but got {value}")
+
+
+def pixel_shuffle_channels(channels, square):
+    return RuntimeError("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                        f"upscale_factor, but input.size(-3)={channels} is not divisible by {square}")
+
+
+def pixel_unshuffle_size(name, axis, size, factor):
+    return RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
+                        f"input.size({axis})={size} is not divisible by {factor}")
+
+
+def channel_shuffle_rank(shape):
+    return RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                        f"[{', '.join(map(str, shape))}]")
+
+
+def channel_shuffle_groups(groups):
+    return RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+
+
+def channel_shuffle_divisible(channels, groups):
+    return RuntimeError(f"Number of channels must be divisible by groups. Got {channels} channels and {groups} "
+                        "groups.")

@@ -513,12 +513,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return input / denom
 
 
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    n1 = x1.norm(2, dim, keepdim=True).clamp(min=eps)
-    n2 = x2.norm(2, dim, keepdim=True).clamp(min=eps)
-    return ((x1 / n1) * (x2 / n2)).sum(dim)
-
-
 def unsafe_chunk(input, chunks, dim=0):
     """PyTorch's unsafe_chunk (used inside its RNN cells): one UnsafeSplitBackward0 node."""
     size = input.shape[dim]
@@ -536,6 +530,9 @@ from ._functional_resize import (  # noqa: E402,F401
     group_norm, interpolate, upsample, upsample_bilinear, upsample_nearest)
 from ._functional_dropout import (  # noqa: E402,F401
     alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout)
+from ._functional_pool_shuffle import (  # noqa: E402,F401
+    adaptive_avg_pool1d, avg_pool1d, channel_shuffle, cosine_similarity, max_pool1d_with_indices,
+    max_pool2d_with_indices, pairwise_distance, pixel_shuffle, pixel_unshuffle)
 from ._functional_attention import (  # noqa: E402,F401
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
     multi_head_attention_forward, scaled_dot_product_attention)

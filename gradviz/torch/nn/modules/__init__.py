@@ -12,6 +12,9 @@ from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, Fea
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,  # noqa: F401
                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
                       ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
+from .pooling_more import AdaptiveAvgPool1d, AvgPool1d  # noqa: F401
+from .shuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: F401
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .sparse import Embedding  # noqa: F401
 from .normalization import GroupNorm, LayerNorm  # noqa: F401
