@@ -136,7 +136,7 @@ adaptive_avg_pool2d_backward = Op(
 # Padding's gradient is the opposite padding (a crop), the same op again, as in PyTorch.
 constant_pad_nd = Op(
     "ConstantPadNdBackward0", lambda self, *, pad, value: KN.constant_pad(self, pad, value),
-    self=lambda grad, pad: _apply(constant_pad_nd, (grad,), pad=tuple(-p for p in pad), value=0.0), keeps=("value",))
+    self=lambda grad, pad: _apply(constant_pad_nd, (grad,), pad=tuple(-p for p in pad), value=0.0))
 
 # ---------------------------------------------------------------------------------------
 # embedding

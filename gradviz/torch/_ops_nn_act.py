@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _ops_nn
 from ._namespace import F
-from ._ops import Op
+from ._ops import Op, not_implemented
 from .autograd import graph
 
 
@@ -103,16 +103,66 @@ def _hardswish_array(x):
     return _as(x, x * np.minimum(np.maximum(x + three, _scalar(x, 0)), six) / six)
 
 
+# hardsigmoid_backward has no derivative in PyTorch: its node refuses a double backward.
+hardsigmoid_backward = Op(
+    "NotImplemented",
+    lambda grad_output, self: _as(grad_output, np.where((self > -3) & (self < 3),
+                                                        grad_output * grad_output.dtype.type(_ONE_SIXTH), 0)),
+    grad_output=lambda grad: not_implemented("hardsigmoid_backward"),
+    self=lambda grad: not_implemented("hardsigmoid_backward"))
 hardsigmoid = Op("HardsigmoidBackward0", lambda self: _hardsigmoid_array(self),
-                 self=lambda grad, self: F.where((self > -3.0).logical_and(self < 3.0), grad * _ONE_SIXTH,
-                                                 F.zeros_like(grad)))
+                 self=lambda grad, self: graph.apply(hardsigmoid_backward, (grad, self), {}))
 hardswish = Op("HardswishBackward0", lambda self: _hardswish_array(self),
                self=lambda grad, self: F.where(self < -3.0, F.zeros_like(grad),
                                                F.where(self <= 3.0, grad * (self / 3.0 + 0.5), grad)))
 
 
-def _inside(self, lambd):
-    return (self >= -lambd).logical_and(self <= lambd)
+def _masked_kernel(masked):
+    """A backward kernel that zeroes the gradient where ``masked(self, **options)`` holds."""
+    def kernel(grad_output, self, **options):
+        return _as(grad_output, np.where(masked(self, **options), grad_output.dtype.type(0), grad_output))
+    return kernel
+
+
+def _shrink_masked(self, *, lambd):
+    return (self >= -lambd) & (self <= lambd)
+
+
+def _threshold_masked(self, *, threshold):
+    return self <= threshold
+
+
+_shrink_kernel = _masked_kernel(_shrink_masked)
+_threshold_kernel = _masked_kernel(_threshold_masked)
+
+
+def _backward_op(name, kernel, option):
+    """A masked backward as an op of its own, named as PyTorch names its node: its gradient
+    for grad_output is itself again, for self zeros (PyTorch's *_backward derivatives), so a
+    double backward gives PyTorch's zeros, not None."""
+    def forward(grad_output, self, **options):
+        return kernel(grad_output, self, **options)
+    op = Op(name, _with_option(forward, option),
+            grad_output=_grad_output_formula(option, lambda: op),
+            self=lambda grad: F.zeros_like(grad))
+    return op
+
+
+def _with_option(forward, option):
+    if option == "lambd":
+        return lambda grad_output, self, *, lambd: forward(grad_output, self, lambd=lambd)
+    return lambda grad_output, self, *, threshold: forward(grad_output, self, threshold=threshold)
+
+
+def _grad_output_formula(option, op_of):
+    if option == "lambd":
+        return lambda grad, self, lambd: graph.apply(op_of(), (grad, self), {"lambd": lambd})
+    return lambda grad, self, threshold: graph.apply(op_of(), (grad, self), {"threshold": threshold})
+
+
+hardshrink_backward = _backward_op("HardshrinkBackwardBackward0", _shrink_kernel, "lambd")
+softshrink_backward = _backward_op("SoftshrinkBackwardBackward0", _shrink_kernel, "lambd")
+threshold_backward = _backward_op("ThresholdBackwardBackward0", _threshold_kernel, "threshold")
 
 
 def _softshrink_array(x, lambd):
@@ -124,9 +174,9 @@ hardshrink = Op(
     "HardshrinkBackward0",
     lambda self, *, lambd: _as(self, np.where((self >= -_scalar(self, lambd)) & (self <= _scalar(self, lambd)),
                                               _scalar(self, 0), self)),
-    self=lambda grad, self, lambd: F.where(_inside(self, lambd), F.zeros_like(grad), grad))
+    self=lambda grad, self, lambd: graph.apply(hardshrink_backward, (grad, self), {"lambd": lambd}))
 softshrink = Op("SoftshrinkBackward0", lambda self, *, lambd: _softshrink_array(self, lambd),
-                self=lambda grad, self, lambd: F.where(_inside(self, lambd), F.zeros_like(grad), grad))
+                self=lambda grad, self, lambd: graph.apply(softshrink_backward, (grad, self), {"lambd": lambd}))
 
 
 def _log_sigmoid_array(x):
@@ -135,25 +185,43 @@ def _log_sigmoid_array(x):
     return _as(x, np.minimum(x, _scalar(x, 0)) - _rounded_steps(buffer, np.log1p)), buffer
 
 
-def _log_sigmoid_grad(grads, self, buffer):
+def _log_sigmoid_backward_array(grad_output, self, buffer):
+    """ATen's kernel: (max_deriv - sign * buffer / (1 + buffer)) * grad."""
+    one = grad_output.dtype.type(1)
     negative = self < 0
-    slope = buffer / (buffer + 1)
-    return F.where(negative, 1 - slope, slope) * grads[0]
+    max_deriv = np.where(negative, one, grad_output.dtype.type(0))
+    sign = np.where(negative, one, -one)
+    return _as(grad_output, (max_deriv - sign * (buffer / (one + buffer))) * grad_output)
 
 
-log_sigmoid = Op("LogSigmoidBackward0", lambda self: _log_sigmoid_array(self), multi_output=True, outputs=("output", "buffer"),
-                 self=lambda grads, self, buffer: _log_sigmoid_grad(grads, self, buffer))
+def _sigmoid_of_negative(self):
+    return (-self).sigmoid()
+
+
+# The backward is an op; its formulas are log_sigmoid's second derivative, -sigmoid(x) * sigmoid(-x).
+log_sigmoid_backward = Op(
+    "LogSigmoidBackwardBackward0",
+    lambda grad_output, self, buffer: _log_sigmoid_backward_array(grad_output, self, buffer),
+    grad_output=lambda grad, self: grad * _sigmoid_of_negative(self),
+    self=lambda grad, grad_output, self: -grad * grad_output * self.sigmoid() * _sigmoid_of_negative(self))
+log_sigmoid = Op("LogSigmoidBackward0", lambda self: _log_sigmoid_array(self), multi_output=True,
+                 outputs=("output", "buffer"),
+                 self=lambda grads, self, buffer: graph.apply(log_sigmoid_backward, (grads[0], self, buffer), {}))
 
 
 def _threshold_array(x, threshold, value):
     return _as(x, np.where(x <= _scalar(x, threshold), _scalar(x, value), x))
 
 
+def _threshold_grad(grad, self, threshold):
+    return graph.apply(threshold_backward, (grad, self), {"threshold": threshold})
+
+
 threshold = Op("ThresholdBackward0", lambda self, *, threshold, value: _threshold_array(self, threshold, value),
-               self=lambda grad, self, threshold: F.where(self <= threshold, F.zeros_like(grad), grad))
+               self=lambda grad, self, threshold: _threshold_grad(grad, self, threshold))
 threshold_inplace = Op(
     "ThresholdBackward1", lambda self, *, threshold, value: _threshold_array(self, threshold, value),
-    self=lambda grad, self, threshold: F.where(self <= threshold, F.zeros_like(grad), grad))
+    self=lambda grad, self, threshold: _threshold_grad(grad, self, threshold))
 
 
 # ---------------------------------------------------------------------------------------
@@ -166,10 +234,26 @@ def _rrelu_array(x, noise, lower, upper, training):
     return _as(x, np.where(x > 0, x, x * slope))
 
 
-def _rrelu_grad(grad, self, noise, lower, upper, training):
+def _rrelu_backward_array(grad_output, self, noise, lower, upper, training):
     if training and upper - lower > 1e-6:
-        return grad * noise
-    return F.where(self > 0, grad, grad * ((lower + upper) / 2))
+        return _as(grad_output, grad_output * noise)
+    slope = grad_output.dtype.type((lower + upper) / 2)
+    return _as(grad_output, np.where(self > 0, grad_output, grad_output * slope))
+
+
+# Its gradient for grad_output is itself again, for self zeros (PyTorch's derivatives).
+rrelu_with_noise_backward = Op(
+    "RreluWithNoiseBackwardBackward0",
+    lambda grad_output, self, noise, *, lower, upper, training: _rrelu_backward_array(
+        grad_output, self, noise, lower, upper, training),
+    grad_output=lambda grad, self, noise, lower, upper, training: _rrelu_grad(grad, self, noise, lower, upper,
+                                                                              training),
+    self=lambda grad: F.zeros_like(grad))
+
+
+def _rrelu_grad(grad, self, noise, lower, upper, training):
+    return graph.apply(rrelu_with_noise_backward, (grad, self, noise),
+                       {"lower": lower, "upper": upper, "training": training})
 
 
 rrelu_with_noise = Op(
