@@ -255,13 +255,6 @@ def softplus(x, beta, threshold):
     return np.where(x * beta > threshold, x, soft).astype(x.dtype, copy=False)
 
 
-def log_sigmoid(x):
-    """(log(sigmoid(x)), exp(-|x|)): min(x, 0) - log1p(exp(-|x|)), finite for large |x|, and the
-    buffer of exp(-|x|) PyTorch's node saves for its backward."""
-    buffer = np.exp(-np.abs(x))
-    return (np.minimum(x, 0) - np.log1p(buffer)).astype(x.dtype, copy=False), buffer.astype(x.dtype, copy=False)
-
-
 # ---------------------------------------------------------------------------------------
 # embedding
 def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq):

@@ -6,7 +6,16 @@ from .conv import Conv1d, Conv2d  # noqa: F401
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
 from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU, Softmax,  # noqa: F401
                          Softmin, Softplus, Tanh)
-from .dropout import Dropout  # noqa: F401
+from .activation_more import (  # noqa: F401
+    CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, Mish, PReLU, RReLU, SELU, Softmax2d, Softshrink,
+    Softsign, Tanhshrink, Threshold)
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: F401
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,  # noqa: F401
+                      ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
+                      ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
+from .pooling_more import AdaptiveAvgPool1d, AvgPool1d  # noqa: F401
+from .shuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: F401
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .sparse import Embedding  # noqa: F401
 from .normalization import GroupNorm, LayerNorm  # noqa: F401
