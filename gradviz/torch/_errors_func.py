@@ -492,3 +492,8 @@ def fwad_tangent_size(primal_shape, tangent_shape):
 def fwad_function_no_jvp():
     return NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
                                "forward mode AD.")
+
+
+# Tensor.H / Tensor.mH of a 0-D tensor (ATen's TensorShape.cpp): a deprecation warning
+H_ZERO_DIM_WARNING = "Tensor.H is deprecated on 0-D tensors. Consider using x.conj()."
+MH_ZERO_DIM_WARNING = "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj()."

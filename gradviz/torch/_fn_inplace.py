@@ -29,7 +29,19 @@ TORCH = (
     "expm1_", "erf_", "floor_", "ceil_", "round_", "trunc_", "fix_", "frac_", "reciprocal_", "rsqrt_", "negative_",
     "square_", "clamp_min_", "clamp_max_", "nan_to_num_", "sqrt_", "resize_as_", "exp2_", "fill", "detach_",
 )
-METHODS = EXPORTS[:-2]  # the in-place ops (detach_ is the Tensor's own; fill is torch.fill only)
+# the in-place ops (detach_ is the Tensor's own; fill is torch.fill only)
+METHODS = (
+    "add_", "sub_", "mul_", "div_", "clamp_", "clip_", "zero_", "fill_", "copy_", "exp_", "relu_", "sigmoid_",
+    "tanh_", "neg_", "pow_", "abs_", "absolute_", "sin_", "cos_", "tan_", "asin_", "arcsin_", "acos_", "arccos_",
+    "atan_", "arctan_", "sinh_", "cosh_", "log_", "log1p_", "log2_", "log10_", "expm1_", "erf_", "floor_", "ceil_",
+    "round_", "trunc_", "fix_", "frac_", "sign_", "sgn_", "reciprocal_", "rsqrt_", "negative_", "lgamma_",
+    "digamma_", "square_", "clamp_min_", "clamp_max_", "masked_fill_", "fmod_", "remainder_", "cumsum_",
+    "nan_to_num_", "sqrt_", "resize_", "resize_as_", "addcmul_", "addcdiv_", "lerp_", "multiply_", "subtract_",
+    "divide_", "true_divide_", "eq_", "ne_", "not_equal_", "lt_", "less_", "le_", "less_equal_", "gt_", "greater_",
+    "ge_", "greater_equal_", "logical_and_", "logical_or_", "logical_xor_", "logical_not_", "t_", "transpose_",
+    "swapaxes_", "swapdims_", "unsqueeze_", "squeeze_", "tril_", "triu_", "cumprod_", "atan2_", "arctan2_",
+    "hypot_", "floor_divide_", "float_power_", "exp2_",
+)
 
 
 def add_(self, other, *, alpha=1):

@@ -24,3 +24,28 @@ squeeze_inplace_dims = Op("SqueezeBackward5", lambda self, *, dim, self_sym_size
 fill_scalar = Op("FillBackward0", lambda self, *, value: np.full_like(self, value), self=lambda grad: F.zeros_like(grad))
 fill_tensor = Op("FillBackward1", lambda self, value: np.full_like(self, value), self=lambda grad: F.zeros_like(grad),
                  value=lambda grad: grad.sum())
+
+rot90 = Op("Rot90Backward0", lambda self, *, k, dims: np.rot90(self, k, dims).copy(),
+           self=lambda grad, k, dims: F.rot90(grad, -k, dims))
+
+
+def _take_array(self, index):
+    return self.reshape(-1)[index]
+
+
+def _put_array(self, index, source, accumulate):
+    out = self.copy()
+    flat = out.reshape(-1)
+    if accumulate:
+        np.add.at(flat, index.reshape(-1), source.reshape(-1))
+    else:
+        flat[index.reshape(-1)] = source.reshape(-1)
+    return out
+
+
+take = Op("TakeBackward0", lambda self, *, index: _take_array(self, index),
+          self=lambda grad, self, index: F.put(F.zeros_like(self), F.from_numpy(index), grad, True))
+put = Op("PutBackward0", lambda self, source, *, index, accumulate: _put_array(self, index, source, accumulate),
+         self=lambda grad, index, accumulate: grad if accumulate else F.put(
+             grad, F.from_numpy(index), F.zeros_like(grad).reshape(-1)[:index.size].reshape(index.shape), False),
+         source=lambda grad, index, source: F.take(grad, F.from_numpy(index)).reshape(source.shape))
