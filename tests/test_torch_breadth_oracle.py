@@ -150,6 +150,16 @@ CALLS = [
     "T.adjoint(x)", "x.mH", "x.H", "v.H", "v.mH", "x.adjoint()", "x[0, 0].H", "T.vander(i[0])",
     "T.kthvalue(x, 2, 0)", "T.nanmedian(i)", "T.msort(i)", "T.cov(f)", "T.corrcoef(f)", "T.kron(i, j)",
     "T.histc(x, 5)", "T.cummax(f, 1)",
+    # what a tensor is, and the per-element Python callbacks
+    "T.result_type(x, 1)", "T.result_type(i, 1.0)", "T.result_type(i, f)", "T.result_type(f[0, 0], i)",
+    "T.result_type(m, 2)", "T.can_cast(T.float32, T.int32)", "T.can_cast(T.int64, T.float16)",
+    "T.can_cast(T.int8, T.bool)", "T.can_cast(T.complex64, T.float64)", "T.can_cast(T.bool, T.bool)",
+    "x.get_device()", "T.get_device(i)", "x.dim_order()", "x.t().dim_order()", "x.is_set_to(x)", "x.is_set_to(x[:])",
+    "x.is_set_to(x.view(4, 3))", "T.get_default_device()", "f.new([1, 2])", "i.new(2, 0).shape", "f.new().shape",
+    "f.new(T.Size([2, 1])).shape", "x.new_empty_strided((2, 3), (3, 1)).shape", "f.clone().apply_(lambda v: v * 2)",
+    "i.clone().apply_(lambda v: v // 2 + 0.7)", "x.apply_(lambda v: v)", "f.clone().map_(g, lambda a, b: a - b)",
+    "f.clone().map_(g[0], lambda a, b: max(a, b))", "f.clone().map_(v, lambda a, b: a)",
+    "f.clone().map2_(g, g[0], lambda a, b, c: a + b * c)",
 ]
 
 

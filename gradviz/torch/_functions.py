@@ -16,6 +16,7 @@
     _fn_einsum     einsum and baddbmm
     _fn_stats      std_mean / var_mean, aminmax, cummax, kthvalue, nanmedian, diff, cov, histc, kron, tensordot
     _fn_rearrange  fliplr / rot90, hsplit..., take / put, repeat_interleave, combinations, vander, adjoint
+    _fn_tensor_info result_type / can_cast, get_device, dim_order, Tensor.new, apply_ / map_
     _fn_numeric    inverse hyperbolics, copysign / nextafter / ldexp / frexp, fmax / fmin, gcd / lcm, bitwise ops
 
 Each family declares what it offers: ``EXPORTS`` (every function the engine reaches as
@@ -30,12 +31,14 @@ import builtins
 import functools
 
 from . import (_fn_complex, _fn_compare, _fn_creation, _fn_distance, _fn_einsum, _fn_index, _fn_inplace, _fn_join,
-               _fn_linalg, _fn_numeric, _fn_pointwise, _fn_random, _fn_rearrange, _fn_reduce, _fn_shape, _fn_stats)
+               _fn_linalg, _fn_numeric, _fn_pointwise, _fn_random, _fn_rearrange, _fn_reduce, _fn_shape, _fn_stats,
+               _fn_tensor_info)
 from ._namespace import F
 from ._tensor import Tensor
 
 FAMILIES = (_fn_creation, _fn_pointwise, _fn_linalg, _fn_reduce, _fn_compare, _fn_shape, _fn_index, _fn_join,
-            _fn_inplace, _fn_complex, _fn_random, _fn_distance, _fn_einsum, _fn_numeric, _fn_stats, _fn_rearrange)
+            _fn_inplace, _fn_complex, _fn_random, _fn_distance, _fn_einsum, _fn_numeric, _fn_stats, _fn_rearrange,
+            _fn_tensor_info)
 
 
 def build():
