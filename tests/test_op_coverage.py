@@ -1,4 +1,4 @@
-"""Every op of the op table (``gradviz/torch/_ops.py``, ``_ops_nn*.py``) is checked against
+"""Every op of the op table (``gradviz/torch/_ops*.py``, each family file) is checked against
 PyTorch by at least one oracle case: some case's graph, run on gradviz's engine, has a
 node of that op's name, in its forward graph or in the graph of its double backward.
 
@@ -8,14 +8,20 @@ cases, and nn's functional and module cases (test_nn.py). An op none of them rea
 either given a case or listed in EXCLUDED with the reason it cannot have one; an entry
 that a case now reaches fails the last test, so the list only shrinks.
 """
+import importlib
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import oracle
 import gradviz.torch as gv
-from gradviz.torch import _ops, _ops_nn, _ops_nn_act, _ops_nn_more, _ops_nn_shuffle
+from gradviz.torch import _ops
+
+#: every family file of the op table, found on disk: a new one is checked without a word here
+OP_MODULES = [importlib.import_module(f"gradviz.torch.{path.stem}")
+              for path in sorted((Path(_ops.__file__).parent).glob("_ops*.py"))]
 
 pytest.importorskip("torch")  # the case modules below are oracle tests: they need PyTorch to import
 
@@ -24,6 +30,7 @@ import test_nn_breadth_oracle  # noqa: E402
 import test_nn  # noqa: E402
 import test_nn_layers_more_oracle as nn_more  # noqa: E402
 import test_resize_pad_oracle  # noqa: E402
+import test_torch_breadth_oracle as breadth  # noqa: E402
 
 #: node name -> why no oracle case of the kinds above produces it
 _RNN_ONLY = ("made only inside nn.LSTM / nn.utils.rnn packing, which tests/test_rnn_oracle.py runs on both "
@@ -31,14 +38,13 @@ _RNN_ONLY = ("made only inside nn.LSTM / nn.utils.rnn packing, which tests/test_
 EXCLUDED = {
     "MkldnnRnnLayerBackward0": _RNN_ONLY,
     "PackPaddedSequenceBackward0": _RNN_ONLY,
-    "TransposeBackward1": _RNN_ONLY + " (pad_packed_sequence's in-place transpose)",
 }
 
 
 def _op_nodes():
     """{node name: the op table entries that make it}."""
     out = {}
-    for module in (_ops, _ops_nn, _ops_nn_act, _ops_nn_more, _ops_nn_shuffle):
+    for module in OP_MODULES:
         for name, value in vars(module).items():
             if isinstance(value, _ops.Op):
                 out.setdefault(value.node_name, []).append(f"{module.__name__.rpartition('.')[2]}.{name}")
@@ -104,6 +110,8 @@ def _reached():
             _run(lambda *xs: fn(test_nn.G, *xs), _nn_inputs(arrays, grad_mask), names, True)
         for _, fn, make, grad_mask in nn_more.LOSS_CASES + [c + (None,) for c in nn_more.CONV_CASES]:
             _run(lambda *xs: fn(test_nn.G, *xs), _nn_inputs(make(nn_more._rng(0)), grad_mask), names, True)
+        for expression in breadth.CALLS:
+            _run(lambda: eval(expression, {"np": np}, breadth.inputs(gv, 0)), [], names, False)
         for _, make, arrays in test_nn.M_CASES:
             gv.manual_seed(0)
             _run(make(test_nn.G), _nn_inputs(arrays, None), names, True)
