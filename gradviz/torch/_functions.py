@@ -27,12 +27,12 @@ import builtins
 import functools
 
 from . import (_fn_complex, _fn_compare, _fn_creation, _fn_distance, _fn_einsum, _fn_index, _fn_inplace, _fn_join,
-               _fn_linalg, _fn_pointwise, _fn_random, _fn_reduce, _fn_shape)
+               _fn_linalg, _fn_linalg_solve, _fn_linalg_spectral, _fn_pointwise, _fn_random, _fn_reduce, _fn_shape)
 from ._namespace import F
 from ._tensor import Tensor
 
 FAMILIES = (_fn_creation, _fn_pointwise, _fn_linalg, _fn_reduce, _fn_compare, _fn_shape, _fn_index, _fn_join,
-            _fn_inplace, _fn_complex, _fn_random, _fn_distance, _fn_einsum)
+            _fn_inplace, _fn_complex, _fn_random, _fn_distance, _fn_einsum, _fn_linalg_solve, _fn_linalg_spectral)
 
 
 def build():
