@@ -326,6 +326,8 @@ def linalg_matrix_power(A, n):
         raise E.not_square("linalg.matrix_power", A.shape[-2], A.shape[-1])
     if n == 0:
         return F.copy_(F.clone(A), F.eye(A.shape[-1], dtype=A.dtype).expand(tuple(A.shape)))
+    if n == -1:
+        return linalg_inv(A)
     if n < 0:
         A, n = linalg_inv(A), -n
     if n == 1:

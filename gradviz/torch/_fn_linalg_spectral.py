@@ -126,7 +126,8 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     vector = B.dim() == A.dim() - 1
     if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2]:
         raise E.lstsq_rows()
-    solution, residuals, rank, values = apply(OL.linalg_lstsq, (A, B), {"rcond": rcond, "vector": vector})
+    solution, residuals, rank, values = apply(OL.linalg_lstsq, (A, B), {
+        "rcond": rcond, "driver": driver or "gelsy", "vector": vector})
     F.not_differentiable(values)
     return _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"),
                   (solution, residuals, rank, values))
@@ -166,8 +167,6 @@ def linalg_cond(A, p=None):
 # matrix functions and products
 def linalg_matrix_exp(A):
     _check("linalg.matrix_exp", A, kernel="linalg_matrix_exp_cpu")
-    if A.shape[-1] == 1:  # PyTorch's shortcut: a 1x1 matrix's exponential is its entry's
-        return F.exp(A)
     return apply(OL.linalg_matrix_exp, (A,), {})
 
 

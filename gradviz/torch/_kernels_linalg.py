@@ -274,9 +274,10 @@ def pinv(a, atol, rtol, hermitian):
     return ((_adj(vh) * inv[..., None, :]) @ _adj(u)).astype(a.dtype, copy=False)
 
 
-def lstsq(a, b, rcond, vector):
-    """gelsy's results: the minimum-norm solution, the rank (by rcond, default eps * max(m, n)),
-    residuals when m > n and every matrix has full rank, and no singular values."""
+def lstsq(a, b, rcond, driver, vector):
+    """The minimum-norm solution; the rank (by rcond, default eps * max(m, n)) except for gels;
+    residuals when m > n and every matrix has full rank, except for gelsy (the CPU default);
+    the singular values for gelsd and gelss only."""
     m, n = a.shape[-2:]
     real = np.abs(a[..., :0, :0]).dtype
     rcond = np.finfo(real).eps * max(m, n) if rcond is None else rcond
@@ -284,13 +285,16 @@ def lstsq(a, b, rcond, vector):
     s = np.linalg.svd(a, compute_uv=False) if a.size else np.zeros(a.shape[:-2] + (0,), real)
     rank = np.sum(s > rcond * s[..., :1], axis=-1).astype(np.int64) if s.shape[-1] else np.zeros(a.shape[:-2], np.int64)
     solution = (pinv(a, None, rcond, False) @ rhs).astype(np.result_type(a, b), copy=False)
-    if m > n and a.size and np.all(rank == n):
+    if driver != "gelsy" and m > n and a.size and np.all(rank == n):
         residuals = np.sum(np.abs(a @ solution - rhs) ** 2, axis=-2).astype(real, copy=False)
         if vector:
             residuals = residuals[..., 0]
     else:
         residuals = np.empty((0,), real)
-    return (solution[..., 0] if vector else solution), residuals, rank, np.empty((0,), real)
+    if driver == "gels":
+        rank = np.empty((0,), np.int64)
+    values = s.astype(real, copy=False) if driver in ("gelsd", "gelss") else np.empty((0,), real)
+    return (solution[..., 0] if vector else solution), residuals, rank, values
 
 
 def triangular_solve(b, a, upper, transpose, unitriangular):
@@ -313,3 +317,11 @@ def cholesky_inverse(factor, upper):
     n = factor.shape[-1]
     eye = np.broadcast_to(np.eye(n, dtype=factor.dtype), factor.shape)
     return cholesky_solve(eye, factor, upper)
+
+
+def column_major(a):
+    """a laid out as LAPACK leaves it (each matrix column-major, the batch outermost), the
+    strides PyTorch's results of these routines show."""
+    if a.ndim < 2:
+        return a
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)

@@ -287,13 +287,18 @@ def matrix_exp_backward(grad, self):
 
 # ---------------------------------------------------------------------------------------
 # the entries
+def _columns(outputs, *which):
+    """The outputs LAPACK writes in place laid out column-major, as PyTorch's are."""
+    return tuple(KL.column_major(o) if i in which else o for i, o in enumerate(outputs))
+
+
 def _solve_ex_forward(A, B, *, left, vector, check_errors):
     LU, pivots, info = KL.lu_factor(A)
     rhs = B[..., None] if vector else B
     with np.errstate(all="ignore"):
         result = KL.lu_solve(LU, pivots, rhs, left=left)
-    result = result[..., 0] if vector else result
-    return result.astype(A.dtype, copy=False), LU, pivots, info
+    result = result[..., 0] if vector else KL.column_major(result)
+    return result.astype(A.dtype, copy=False), KL.column_major(LU), pivots, info
 
 
 linalg_solve_ex = Op(
@@ -303,10 +308,10 @@ linalg_solve_ex = Op(
                                                                         vector, "A"),
     B=lambda grads, A, LU, pivots, left, vector: solve_backward(grads[0], None, A, LU, pivots, left, vector, "B"))
 linalg_inv_ex = Op(
-    "LinalgInvExBackward0", lambda A, *, check_errors: KL.inverse(A), multi_output=True, outputs=("inverse", "info"),
+    "LinalgInvExBackward0", lambda A, *, check_errors: _columns(KL.inverse(A), 0), multi_output=True, outputs=("inverse", "info"),
     A=lambda grads, inverse: -_mH(inverse).matmul(grads[0].matmul(_mH(inverse))))
 linalg_lu_factor_ex = Op(
-    "LinalgLuFactorExBackward0", lambda A, *, pivot, check_errors: KL.lu_factor(A), multi_output=True,
+    "LinalgLuFactorExBackward0", lambda A, *, pivot, check_errors: _columns(KL.lu_factor(A), 0), multi_output=True,
     outputs=("LU", "pivots", "info"),
     A=lambda grads, LU, pivots, pivot: lu_factor_backward(grads[0], LU, pivots, pivot))
 linalg_lu = Op(
@@ -333,13 +338,14 @@ def _lu_unpack_backward(grad_L, grad_U, m, n):
 
 linalg_lu_solve = Op(
     "LinalgLuSolveBackward0",
-    lambda LU, pivots, B, *, left, adjoint: KL.lu_solve(LU, pivots, B, left, adjoint).astype(B.dtype, copy=False),
+    lambda LU, pivots, B, *, left, adjoint: KL.column_major(KL.lu_solve(LU, pivots, B, left, adjoint).astype(
+        B.dtype, copy=False)),
     LU=lambda grad, LU, pivots, result, left, adjoint: lu_solve_LU_backward(grad, LU, pivots, result, left, adjoint),
     B=lambda grad, LU, pivots, left, adjoint: F.linalg_lu_solve(LU, pivots, grad, left=left, adjoint=not adjoint))
 linalg_solve_triangular = Op(
     "LinalgSolveTriangularBackward0",
-    lambda self, B, *, upper, left, unitriangular: KL.solve_triangular(self, B, upper, left, unitriangular).astype(
-        self.dtype, copy=False),
+    lambda self, B, *, upper, left, unitriangular: KL.column_major(KL.solve_triangular(
+        self, B, upper, left, unitriangular).astype(self.dtype, copy=False)),
     self=lambda grad, self, result, upper, left, unitriangular: _triangular_part(
         -(_solve_triangular_adjoint(grad, self, upper, left, unitriangular).matmul(_mH(result)) if left
           else _mH(result).matmul(_solve_triangular_adjoint(grad, self, upper, left, unitriangular))),
@@ -379,11 +385,11 @@ linalg_slogdet = Op(
     A=lambda grads, sign, A, LU, pivots, factored_transpose: slogdet_backward(grads[0], grads[1], A, sign, LU, pivots,
                                                                               factored_transpose))
 linalg_eigh = Op(
-    "LinalgEighBackward0", lambda A, *, UPLO: KL.eigh(A, UPLO), multi_output=True,
+    "LinalgEighBackward0", lambda A, *, UPLO: _columns(KL.eigh(A, UPLO), 1), multi_output=True,
     outputs=("eigenvalues", "eigenvectors"),
     A=lambda grads, eigenvalues, eigenvectors: eigh_backward(grads[0], grads[1], eigenvalues, eigenvectors))
 linalg_eig = Op(
-    "LinalgEigBackward0", lambda self: KL.eig(self), multi_output=True, outputs=("eigenvalues", "eigenvectors"),
+    "LinalgEigBackward0", lambda self: _columns(KL.eig(self), 1), multi_output=True, outputs=("eigenvalues", "eigenvectors"),
     self=lambda grads, self, eigenvalues, eigenvectors: _real_if(
         eig_backward(grads[0], grads[1], eigenvalues, eigenvectors), self))
 
@@ -395,19 +401,19 @@ def _real_if(grad, like):
 
 linalg_svd = Op(
     "LinalgSvdBackward0",
-    lambda A, *, full_matrices, S_sym_argsize_minus_1: KL.svd(A, full_matrices), multi_output=True,
+    lambda A, *, full_matrices, S_sym_argsize_minus_1: _columns(KL.svd(A, full_matrices), 0, 2), multi_output=True,
     outputs=("U", "S", "Vh"),
     A=lambda grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1: svd_backward(
         grads[0], grads[1], grads[2], U, S, Vh, full_matrices))
 linalg_qr = Op(
-    "LinalgQrBackward0", lambda A, *, mode: KL.qr(A, mode), multi_output=True, outputs=("Q", "R"),
+    "LinalgQrBackward0", lambda A, *, mode: _columns(KL.qr(A, mode), 0, 1), multi_output=True, outputs=("Q", "R"),
     A=lambda grads, Q, R, mode: qr_backward(grads[0], grads[1], Q, R, mode))
 linalg_cholesky_ex = Op(
-    "LinalgCholeskyExBackward0", lambda self, *, upper, check_errors: KL.cholesky(self, upper), multi_output=True,
+    "LinalgCholeskyExBackward0", lambda self, *, upper, check_errors: _columns(KL.cholesky(self, upper), 0), multi_output=True,
     outputs=("L", "info"),
     self=lambda grads, L, upper: cholesky_backward(grads[0], L, upper))
 cholesky = Op(
-    "CholeskyBackward0", lambda self, *, upper: KL.cholesky(self, upper)[0],
+    "CholeskyBackward0", lambda self, *, upper: KL.column_major(KL.cholesky(self, upper)[0]),
     self=lambda grad, result, upper: cholesky_backward(grad, result, upper))
 linalg_matrix_exp = Op(
     "LinalgMatrixExpBackward0", lambda self: KL.matrix_exp(self),
@@ -420,14 +426,15 @@ linalg_pinv = Op(
     "LinalgPinvBackward0", lambda self, *, atol, rtol, hermitian: KL.pinv(self, atol, rtol, hermitian),
     self=lambda grad, result, self: pinv_backward(grad, result, self))
 linalg_lstsq = Op(
-    "LinalgLstsqBackward0", lambda self, b, *, rcond, vector: KL.lstsq(self, b, rcond, vector), multi_output=True,
+    "LinalgLstsqBackward0", lambda self, b, *, rcond, driver, vector: _columns(KL.lstsq(self, b, rcond, driver, vector), 0), multi_output=True,
     outputs=("solution", "residuals", "rank", "singular_values"), hidden=("vector",),
     self=lambda grads, self, b, solution, vector: lstsq_backward(grads[0], grads[1], self, b, solution, vector,
                                                                  "self"),
     b=lambda grads, self, b, solution, vector: lstsq_backward(grads[0], grads[1], self, b, solution, vector, "b"))
 triangular_solve = Op(
     "TriangularSolveBackward0",
-    lambda self, A, *, upper, transpose, unitriangular: KL.triangular_solve(self, A, upper, transpose, unitriangular),
+    lambda self, A, *, upper, transpose, unitriangular: _columns(KL.triangular_solve(
+        self, A, upper, transpose, unitriangular), 0, 1),
     multi_output=True, outputs=("solution", "cloned_coefficient"),
     self=lambda grads, A, upper, transpose, unitriangular: F.triangular_solve(
         grads[0], F.conj(A), upper, not transpose, unitriangular)[0],
@@ -437,7 +444,7 @@ triangular_solve = Op(
          else -F.triangular_solve(grads[0], F.conj(A), upper, not transpose, unitriangular)[0].matmul(
              _mH(solution))), upper, unitriangular) + grads[1])
 cholesky_solve = Op(
-    "CholeskySolveBackward0", lambda self, input2, *, upper: KL.cholesky_solve(self, input2, upper),
+    "CholeskySolveBackward0", lambda self, input2, *, upper: KL.column_major(KL.cholesky_solve(self, input2, upper)),
     self=lambda grad, input2, upper: F.cholesky_solve(grad, input2, upper),
     input2=lambda grad, self, input2, result, upper: _cholesky_solve_factor_grad(grad, input2, result, upper))
 
@@ -450,7 +457,7 @@ def _cholesky_solve_factor_grad(grad, input2, result, upper):
 
 
 cholesky_inverse = Op(
-    "CholeskyInverseBackward0", lambda self, *, upper: KL.cholesky_inverse(self, upper),
+    "CholeskyInverseBackward0", lambda self, *, upper: KL.column_major(KL.cholesky_inverse(self, upper)),
     self=lambda grad, self, result, upper: _cholesky_inverse_grad(grad, self, result, upper))
 
 
