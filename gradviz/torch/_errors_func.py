@@ -492,3 +492,25 @@ def fwad_tangent_size(primal_shape, tangent_shape):
 def fwad_function_no_jvp():
     return NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
                                "forward mode AD.")
+
+
+def autograd_variable_removed():
+    return RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
+
+def linearize_argspec(tangents_spec, primals_spec):
+    return RuntimeError(f"Expected the tangents {tangents_spec!r} to have the same argspec as the primals "
+                        f"{primals_spec!r}")
+
+
+def linearize_mismatch(index, what, tangent_value, primal_value):
+    return RuntimeError(f"tangent:{index} with {what} {tangent_value} in flattened pytree doesn't match the {what} "
+                        f"{primal_value} of the corresponding primal.")
+
+
+def functionalize_remove(remove):
+    return RuntimeError(
+        f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}. Valid options are:\n"
+        "     remove='mutations': all inplace and out= operators will be removed from the program, and replaced with "
+        "their out-of-place equivalents.\n     remove='mutations_and_views': In addition to the above, all aliasing "
+        "operators {view} will be replaced with their non-aliasing counterparts, {view}_copy.\n")
