@@ -575,3 +575,25 @@ def geometric_probs_not_positive(value, distribution, invalid):
 # Tensor.H / Tensor.mH of a 0-D tensor (ATen's TensorShape.cpp): a deprecation warning
 H_ZERO_DIM_WARNING = "Tensor.H is deprecated on 0-D tensors. Consider using x.conj()."
 MH_ZERO_DIM_WARNING = "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj()."
+
+
+def autograd_variable_removed():
+    return RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
+
+def linearize_argspec(tangents_spec, primals_spec):
+    return RuntimeError(f"Expected the tangents {tangents_spec!r} to have the same argspec as the primals "
+                        f"{primals_spec!r}")
+
+
+def linearize_mismatch(index, what, tangent_value, primal_value):
+    return RuntimeError(f"tangent:{index} with {what} {tangent_value} in flattened pytree doesn't match the {what} "
+                        f"{primal_value} of the corresponding primal.")
+
+
+def functionalize_remove(remove):
+    return RuntimeError(
+        f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}. Valid options are:\n"
+        "     remove='mutations': all inplace and out= operators will be removed from the program, and replaced with "
+        "their out-of-place equivalents.\n     remove='mutations_and_views': In addition to the above, all aliasing "
+        "operators {view} will be replaced with their non-aliasing counterparts, {view}_copy.\n")

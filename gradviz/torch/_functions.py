@@ -4,6 +4,8 @@
     _fn_creation   tensor(), factories, ranges, conversions (to, float(), clone, detach), device
     _fn_pointwise  arithmetic, unary and special functions, clamp, where, lerp
     _fn_linalg     mm, mv, dot, bmm, addmm, matmul, outer, trace
+    _fn_linalg_solve    torch.linalg's solvers and factorisations: solve, inv, det, lu, cholesky, lstsq
+    _fn_linalg_spectral torch.linalg's eigh / eig, svd, qr, pinv, matrix_rank, matrix_exp, cond
     _fn_reduce     sum, mean, max / min, norms, var / std, prod, cumulative ops, median, softmax
     _fn_compare    comparisons, logical ops, isclose / isnan..., sort and topk
     _fn_shape      views and shapes: view / reshape, permute, squeeze, expand, split...
@@ -32,14 +34,14 @@ import builtins
 import functools
 
 from . import (_fn_activation, _fn_complex, _fn_compare, _fn_creation, _fn_distance, _fn_einsum, _fn_index,
-               _fn_inplace, _fn_join, _fn_linalg, _fn_numeric, _fn_pointwise, _fn_random, _fn_rearrange,
-               _fn_reduce, _fn_shape, _fn_stats, _fn_tensor_info)
+               _fn_inplace, _fn_join, _fn_linalg, _fn_linalg_solve, _fn_linalg_spectral, _fn_numeric,
+               _fn_pointwise, _fn_random, _fn_rearrange, _fn_reduce, _fn_shape, _fn_stats, _fn_tensor_info)
 from ._namespace import F
 from ._tensor import Tensor
 
 FAMILIES = (_fn_creation, _fn_pointwise, _fn_linalg, _fn_reduce, _fn_compare, _fn_shape, _fn_index, _fn_join,
             _fn_inplace, _fn_complex, _fn_random, _fn_distance, _fn_einsum, _fn_activation, _fn_numeric, _fn_stats,
-            _fn_rearrange, _fn_tensor_info)
+            _fn_rearrange, _fn_tensor_info, _fn_linalg_solve, _fn_linalg_spectral)
 
 
 def build():

@@ -61,6 +61,8 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F4
 from . import graph as graph  # noqa: E402,F401
 from . import functional as functional  # noqa: E402,F401
 from . import forward_ad as forward_ad  # noqa: E402,F401
+from .legacy import NestedIOFunction, variable  # noqa: E402,F401
+from .policies import enforce_grad_layout_policy, set_multithreading_enabled  # noqa: E402,F401
 
 
 from .. import _missing as _missing_names  # noqa: E402

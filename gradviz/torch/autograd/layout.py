@@ -6,6 +6,7 @@ optimizer walks both in the same order. ``p.grad.stride()`` and ``p.grad.view(-1
 import numpy as np
 
 from .._kernels import contiguous_strides
+from . import policies
 
 
 def element_strides(array):
@@ -55,8 +56,9 @@ def empty_like_variable(variable, dtype=None):
 def stored_grad(grad, variable):
     """A fresh copy of the array ``grad`` laid out as AccumulateGrad stores a first gradient:
     PyTorch takes the incoming gradient itself when it obeys the contract (so its strides
-    stay), and otherwise copies it into the variable's layout."""
-    if obeys_layout_contract(grad, variable):
+    stay), and otherwise copies it into the variable's layout; with the layout policy relaxed
+    (enforce_grad_layout_policy(False)) it keeps the gradient's own layout, as a stolen one."""
+    if not policies.SWITCHES.grad_layout_enforced or obeys_layout_contract(grad, variable):
         out = _empty_strided(grad.shape, element_strides(grad), grad.dtype)
     else:
         out = empty_like_variable(variable, grad.dtype)
