@@ -105,3 +105,79 @@ def conv_output_padding(output_padding, stride, dilation):
 def conv_output_too_small(in_size, out_size):
     return RuntimeError(f"Given input size per channel: ({' x '.join(map(str, in_size))}). Calculated output size per "
                         f"channel: ({' x '.join(map(str, out_size))}). Output size is too small")
+
+
+# pooling of 3-D, adaptive max pooling, unpooling
+def pool3d_rank():
+    return RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+
+
+def pool3d_kernel_arity(name):
+    verb = "must either be" if name == "max_pool3d" else "must be"
+    return RuntimeError(f"{name}: kernel_size {verb} a single int, or a tuple of three ints")
+
+
+def pool_stride_zero():
+    return RuntimeError("stride should not be zero")
+
+
+def pool_pad_half(pad, kernel, dilation):
+    return RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, "
+                        f"kernel_size={kernel} and dilation={dilation}")
+
+
+def avg_pool3d_input_smaller(sizes, kernel):
+    return RuntimeError(f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller than kernel size "
+                        f"(kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+
+
+def pool_output_too_small(channels, in_sizes, out_sizes):
+    given = "x".join(str(s) for s in (channels,) + tuple(in_sizes))
+    calculated = "x".join(str(s) for s in (channels,) + tuple(out_sizes))
+    return RuntimeError(f"Given input size: ({given}). Calculated output size: ({calculated}). Output size is too small")
+
+
+def adaptive_rank(name, ranks, shape, colon):
+    return RuntimeError(f"{name}(): Expected {ranks[0]}D or {ranks[1]}D tensor, but got{':' if colon else ''} "
+                        f"{_sizes(shape)}")
+
+
+def adaptive_empty_dim(name, shape, dim):
+    return RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                        f"sizes {_sizes(shape)} with dimension {dim} being empty")
+
+
+def adaptive_output_arity(name, rank):
+    return RuntimeError(f"{name}(): internal error: output_size.size() must be {rank}")
+
+
+def adaptive_max_pool1d_output_size(count):
+    return RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain one int (got {count})")
+
+
+def unpool_rank(rank, ndim):
+    return RuntimeError(f"Input to max_unpooling{rank}d should be a {rank + 1}d or {rank + 2}d Tensor, but got a "
+                        f"tensor with {ndim} dimensions.")
+
+
+def unpool_indices_dtype(dtype_name):
+    return RuntimeError(f"elements in indices should be type int64 but got: {dtype_name}")
+
+
+def unpool_indices_shape(input_shape, indices_shape):
+    return RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({_sizes(input_shape)}) "
+                        f"but got indices tensor with shape: {_sizes(indices_shape)}")
+
+
+def unpool_invalid_index(index, output_size):
+    return RuntimeError(f"Found an invalid max index: {index} (output volumes are of size "
+                        f"{'x'.join(str(s) for s in output_size)})")
+
+
+def unpool_output_arity(rank, count):
+    return ValueError(f"output_size should be a sequence containing {rank} or {rank + 2} elements, but it has a "
+                      f"length of '{count}'")
+
+
+def unpool_output_range(output_size, dim, low, high):
+    return ValueError(f'invalid output_size "{output_size}" (dim {dim} must be between {low} and {high})')

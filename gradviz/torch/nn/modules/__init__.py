@@ -14,6 +14,8 @@ from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d
                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
                       ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
 from .pooling_more import AdaptiveAvgPool1d, AvgPool1d  # noqa: F401
+from .pooling_nd import (AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,  # noqa: F401
+                         AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
 from .shuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
