@@ -219,3 +219,67 @@ def test_errors(name, fn):
     diffs = []
     oracle.compare_errors(name, error_gv, error_torch, diffs)
     oracle.assert_no_diffs(diffs, name)
+
+
+# ---------------------------------------------------------------------------------------
+# bilinear
+def _bilinear(T, x1, x2, w, b=None):
+    return T.nn.functional.bilinear(x1, x2, w, b)
+
+
+BILINEAR = [Case(f"bilinear_{tag}_s{seed}", _bilinear, *specs)
+            for seed in SEEDS for tag, specs in (
+                ("2d", (A(3, 4), A(3, 5), A(2, 4, 5), A(2))),
+                ("no_bias", (A(4, 2), A(4, 3), A(5, 2, 3))),
+                ("batched", (A(2, 3, 4), A(2, 3, 2), A(3, 4, 2), A(3))),
+                ("1d", (A(4), A(3), A(2, 4, 3), A(2))))]
+BILINEAR += [Case("bilinear_float32", _bilinear, A(3, 4, dtype="float32"), A(3, 5, dtype="float32"),
+                  A(2, 4, 5, dtype="float32"), A(2, dtype="float32")),
+             Case("bilinear_module", lambda T, x1, x2: _seeded(T, lambda: T.nn.Bilinear(4, 3, 2))(x1, x2),
+                  A(5, 4, dtype="float32"), A(5, 3, dtype="float32")),
+             Case("bilinear_module_no_bias_float32",
+                  lambda T, x1, x2: _seeded(T, lambda: T.nn.Bilinear(4, 3, 2, False))(x1, x2),
+                  A(2, 5, 4, dtype="float32"), A(2, 5, 3, dtype="float32"))]
+
+
+def _seeded(T, make):
+    """A module made after manual_seed, in the inputs' dtype: its initial values are PyTorch's."""
+    T.manual_seed(3)
+    return make()
+
+
+@pytest.mark.parametrize("case", BILINEAR, ids=[c.name for c in BILINEAR])
+def test_bilinear(case):
+    oracle.check_forward(case)
+    oracle.check_graph(case)
+    oracle.check_saved_names(case)
+    oracle.check_backward(case)
+    oracle.check_double_backward(case)
+
+
+BILINEAR_ERRORS = [
+    ("bilinear_dims", lambda T: T.nn.functional.bilinear(_t(T, 2, 3), _t(T, 3), _t(T, 1, 3, 3))),
+    ("bilinear_batch", lambda T: T.nn.functional.bilinear(_t(T, 2, 3), _t(T, 4, 3), _t(T, 1, 3, 3))),
+    ("bilinear_input1", lambda T: T.nn.functional.bilinear(_t(T, 2, 3), _t(T, 2, 3), _t(T, 1, 4, 3))),
+    ("bilinear_input2", lambda T: T.nn.functional.bilinear(_t(T, 2, 3), _t(T, 2, 3), _t(T, 1, 3, 4))),
+    ("bilinear_bias", lambda T: T.nn.functional.bilinear(_t(T, 2, 3), _t(T, 2, 3), _t(T, 2, 3, 3), _t(T, 3))),
+    ("bilinear_module_zero", lambda T: T.nn.Bilinear(0, 2, 3)),
+    ("bilinear_dtypes", lambda T: T.nn.functional.bilinear(T.ones(2, 3, dtype=T.float64), _t(T, 3), _t(T, 1, 3, 3))),
+    ("bilinear_dtypes_bias", lambda T: T.nn.functional.bilinear(T.ones(2, 3, dtype=T.float16), T.ones(
+        2, 3, dtype=T.long), T.ones(1, 3, 3, dtype=T.bfloat16), _t(T, 1))),
+]
+
+
+@pytest.mark.parametrize("name,fn", BILINEAR_ERRORS, ids=[e[0] for e in BILINEAR_ERRORS])
+def test_bilinear_errors(name, fn):
+    test_errors(name, fn)
+
+
+def test_bilinear_module_repr_and_init():
+    for bias in (True, False):
+        gt.manual_seed(5)
+        torch.manual_seed(5)
+        ours, theirs = gt.nn.Bilinear(3, 4, 2, bias), torch.nn.Bilinear(3, 4, 2, bias)
+        assert repr(ours) == repr(theirs)
+        for (name, a), (_, b) in zip(ours.named_parameters(), theirs.named_parameters()):
+            assert name and a.tolist() == b.tolist()

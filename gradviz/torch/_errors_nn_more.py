@@ -181,3 +181,32 @@ def unpool_output_arity(rank, count):
 
 def unpool_output_range(output_size, dim, low, high):
     return ValueError(f'invalid output_size "{output_size}" (dim {dim} must be between {low} and {high})')
+
+
+# bilinear
+def bilinear_dims(dim1, dim2):
+    return RuntimeError(f"bilinear(): input dimensions do not match: got {dim1} and {dim2}")
+
+
+def bilinear_batch(dim, size1, size2):
+    return RuntimeError(f"bilinear(): input batch dimensions do not match at dim {dim}: got {size1} and {size2}")
+
+
+# C++'s type names, as caffe2's TypeMeta prints them in ATen's messages
+_CPP_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                   "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+                   "complex128": "c10::complex<double>"}
+
+
+def bilinear_dtypes(named_dtypes):
+    listed = ", ".join(f"{name}: {_CPP_TYPE_NAMES[dtype.name]}" for name, dtype in named_dtypes)
+    return RuntimeError(f"All tensors must have the same dtype, got {listed}")
+
+
+def bilinear_size(which, got, expected):
+    return RuntimeError(f"bilinear(): {which} size does not match weight size: got {got} but expected {expected}")
+
+
+def bilinear_in1_features(in1_features):
+    return ValueError(f"in1_features must be > 0, but got (in1_features={in1_features})")

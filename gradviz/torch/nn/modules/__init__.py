@@ -1,7 +1,7 @@
 """torch.nn.modules: every module class, importable from here as in PyTorch."""
 from .module import Module  # noqa: F401
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
-from .linear import Identity, Linear  # noqa: F401
+from .linear import Bilinear, Identity, Linear  # noqa: F401
 from .conv import Conv1d, Conv2d  # noqa: F401
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
 from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU, Softmax,  # noqa: F401
