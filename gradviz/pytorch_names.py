@@ -95,16 +95,16 @@ MISSING = {
         "to_sparse_csr transpose_ triangular_solve tril_ triu_ unfold unique unique_consecutive unsafe_chunk "
         "unsafe_split unsafe_split_with_sizes unsqueeze_ untyped_storage values vdot volatile vsplit xlogy_ "
         "xpu ").split()),
-    'torch.nn': frozenset(("AdaptiveLogSoftmaxWithLoss CTCLoss Container CrossMapLRN2d EmbeddingBag Fold FractionalMaxPool2d "
+    'torch.nn': frozenset(("AdaptiveLogSoftmaxWithLoss CTCLoss Container CrossMapLRN2d Fold FractionalMaxPool2d "
         "FractionalMaxPool3d LazyBatchNorm1d LazyBatchNorm2d LazyBatchNorm3d LazyConv1d LazyConv2d LazyConv3d "
         "LazyConvTranspose1d LazyConvTranspose2d LazyConvTranspose3d LazyInstanceNorm1d LazyInstanceNorm2d "
         "LazyInstanceNorm3d LazyLinear LinearCrossEntropyLoss LinearCrossEntropyOptions LocalResponseNorm "
         "MultiLabelSoftMarginLoss Transformer TransformerDecoder TransformerDecoderLayer Unfold ").split()),
-    'torch.nn.functional': frozenset(("affine_grid assert_int_or_pair boolean_dispatch conv_tbc ctc_loss embedding_bag fold "
-        "fractional_max_pool2d fractional_max_pool2d_with_indices fractional_max_pool3d "
-        "fractional_max_pool3d_with_indices grid_sample grouped_mm handle_torch_function has_torch_function "
-        "has_torch_function_unary has_torch_function_variadic linear_cross_entropy local_response_norm "
-        "multilabel_soft_margin_loss native_channel_shuffle pdist scaled_grouped_mm scaled_mm unfold ").split()),
+    'torch.nn.functional': frozenset(("affine_grid assert_int_or_pair boolean_dispatch conv_tbc ctc_loss fold fractional_max_pool2d "
+        "fractional_max_pool2d_with_indices fractional_max_pool3d fractional_max_pool3d_with_indices "
+        "grid_sample grouped_mm handle_torch_function has_torch_function has_torch_function_unary "
+        "has_torch_function_variadic linear_cross_entropy local_response_norm multilabel_soft_margin_loss "
+        "native_channel_shuffle pdist scaled_grouped_mm scaled_mm unfold ").split()),
     'torch.nn.init': frozenset((" ").split()),
     'torch.nn.utils': frozenset(("convert_conv2d_weight_memory_format convert_conv3d_weight_memory_format parametrizations parametrize "
         "stateless ").split()),

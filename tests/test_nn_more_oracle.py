@@ -283,3 +283,114 @@ def test_bilinear_module_repr_and_init():
         assert repr(ours) == repr(theirs)
         for (name, a), (_, b) in zip(ours.named_parameters(), theirs.named_parameters()):
             assert name and a.tolist() == b.tolist()
+
+
+# ---------------------------------------------------------------------------------------
+# embedding_bag
+def _bag(mode, indices, offsets=None, *, psw=False, **kwargs):
+    def fn(T, weight, *rest):
+        index = T.tensor(indices)
+        starts = None if offsets is None else T.tensor(offsets)
+        weights = rest[0] if psw else None
+        return T.nn.functional.embedding_bag(index, weight, starts, mode=mode, per_sample_weights=weights, **kwargs)
+    return fn
+
+
+_IDX = [1, 2, 4, 5, 4, 3, 2, 9, 0, 7]
+BAGS = [
+    ("sum", _bag("sum", _IDX, [0, 4, 7]), ()), ("mean", _bag("mean", _IDX, [0, 4, 7]), ()),
+    ("max", _bag("max", _IDX, [0, 4, 7]), ()),
+    ("mean_empty_bag", _bag("mean", _IDX, [0, 3, 3, 8]), ()), ("max_empty_bag", _bag("max", _IDX, [0, 3, 3, 8]), ()),
+    ("sum_last_offset", _bag("sum", _IDX, [0, 4, 7, 9], include_last_offset=True), ()),
+    ("mean_last_offset", _bag("mean", _IDX, [0, 2, 10], include_last_offset=True), ()),
+    ("mean_last_offset_short", _bag("mean", _IDX, [0, 2, 6], include_last_offset=True), ()),
+    ("max_last_offset_short", _bag("max", _IDX, [0, 2, 6], include_last_offset=True), ()),
+    ("sum_psw", _bag("sum", _IDX, [0, 4, 7], psw=True), ((10,),)),
+    ("sum_psw_padding", _bag("sum", _IDX, [0, 4, 7], psw=True, padding_idx=2), ((10,),)),
+    ("mean_padding", _bag("mean", _IDX, [0, 4, 7], padding_idx=4), ()),
+    ("max_padding", _bag("max", _IDX, [0, 4, 7], padding_idx=-1), ()),
+    ("sum_2d", _bag("sum", [[1, 2, 3], [4, 4, 0]]), ()), ("mean_2d", _bag("mean", [[1, 2, 3], [4, 4, 0]]), ()),
+    ("max_2d", _bag("max", [[1, 2, 3], [4, 9, 0]]), ()),
+    ("sum_2d_psw", _bag("sum", [[1, 2, 3], [4, 4, 0]], psw=True), ((2, 3),)),
+    ("sum_scale_freq_distinct", _bag("sum", [3, 1, 4, 0, 5, 9, 2], [0, 4], scale_grad_by_freq=True), ()),
+]
+EMBEDDING_BAG = [Case(f"embedding_bag_{name}_s{seed}", fn, A(10, 3, kind="d"), *(A(*s, kind="p") for s in extra))
+                 for name, fn, extra in BAGS for seed in SEEDS[:2]]
+# float32 runs ATen's vectorised path, whose gradient for entries past a last offset short of
+# the input's end reads memory it never wrote (PyTorch's bug): those cases check the forward.
+EMBEDDING_BAG += [Case(f"embedding_bag_{name}_float32", fn, A(10, 3, kind="d", dtype="float32"),
+                       *(A(*s, kind="p", dtype="float32") for s in extra), grad="last_offset" not in name)
+                  for name, fn, extra in BAGS]
+
+
+# PyTorch's CPU kernel scales a repeated index's gradient by a frequency that is not the
+# index's own count (a position mix-up in its sorted pass); the engine divides by the
+# count. Kept visible until the engine reproduces ATen's order.
+_SCALE_BY_FREQ_GAP = pytest.mark.xfail(strict=True, reason="scale_grad_by_freq with repeated indices: ATen's scaling")
+EMBEDDING_BAG += [pytest.param(Case(f"embedding_bag_{mode}_scale_freq_repeats", _bag(
+    mode, _IDX, [0, 4, 7], scale_grad_by_freq=True), A(10, 3, kind="d")), marks=[_SCALE_BY_FREQ_GAP],
+    id=f"embedding_bag_{mode}_scale_freq_repeats") for mode in ("sum", "mean")]
+
+
+@pytest.mark.parametrize("case", EMBEDDING_BAG, ids=[getattr(c, "name", None) for c in EMBEDDING_BAG])
+def test_embedding_bag(case):
+    oracle.check_forward(case)
+    oracle.check_graph(case)
+    oracle.check_saved_names(case)
+    if case.grad:
+        oracle.check_backward(case)
+        oracle.check_double_backward(case)
+
+
+def _bag_module(T, index, offsets=None, **kwargs):
+    T.manual_seed(4)
+    module = T.nn.EmbeddingBag(8, 3, **kwargs)
+    return module, module(T.tensor(index), None if offsets is None else T.tensor(offsets))
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"mode": "sum", "padding_idx": 0}, {"mode": "max", "max_norm": 1.0},
+                                    {"padding_idx": -2, "include_last_offset": True, "norm_type": 3.0},
+                                    {"mode": "sum", "include_last_offset": True}])
+def test_embedding_bag_module(kwargs):
+    index, offsets = [1, 0, 6, 3, 3, 7, 2], [0, 2, 5, 7]
+    (ours, out_g), (theirs, out_t) = _bag_module(gt, index, offsets, **kwargs), _bag_module(torch, index, offsets,
+                                                                                            **kwargs)
+    assert repr(ours) == repr(theirs)
+    assert str(type(ours)) == str(type(theirs))
+    diffs = []
+    oracle.compare_tensor("output", out_g, out_t, diffs)
+    out_g.sum().backward()
+    out_t.sum().backward()
+    oracle.compare_tensor("weight.grad", ours.weight.grad, theirs.weight.grad, diffs)
+    oracle.compare_tensor("weight", ours.weight.detach(), theirs.weight.detach(), diffs)
+    oracle.assert_no_diffs(diffs, "EmbeddingBag")
+
+
+def _i(T, *values):
+    return T.tensor(list(values))
+
+
+BAG_ERRORS = [
+    ("embedding_bag_psw_shape", lambda T: T.nn.functional.embedding_bag(_i(T, 1, 2), _t(T, 4, 2), _i(T, 0),
+                                                                        per_sample_weights=_t(T, 3), mode="sum")),
+    ("embedding_bag_weight_rank", lambda T: T.nn.functional.embedding_bag(_i(T, 1, 2), _t(T, 4), _i(T, 0))),
+    ("embedding_bag_2d_offsets", lambda T: T.nn.functional.embedding_bag(_i(T, 1, 2).view(1, 2), _t(T, 4, 2),
+                                                                         _i(T, 0))),
+    ("embedding_bag_no_offsets", lambda T: T.nn.functional.embedding_bag(_i(T, 1, 2), _t(T, 4, 2))),
+    ("embedding_bag_offsets_rank", lambda T: T.nn.functional.embedding_bag(_i(T, 1, 2), _t(T, 4, 2),
+                                                                           _i(T, 0).view(1, 1))),
+    ("embedding_bag_input_rank", lambda T: T.nn.functional.embedding_bag(_i(T, 1, 2).view(1, 1, 2), _t(T, 4, 2))),
+    ("embedding_bag_mode", lambda T: T.nn.functional.embedding_bag(_i(T, 1, 2), _t(T, 4, 2), _i(T, 0), mode="min")),
+    ("embedding_bag_max_scale", lambda T: T.nn.functional.embedding_bag(_i(T, 1, 2), _t(T, 4, 2), _i(T, 0),
+                                                                        mode="max", scale_grad_by_freq=True)),
+    ("embedding_bag_max_sparse", lambda T: T.nn.functional.embedding_bag(_i(T, 1, 2), _t(T, 4, 2), _i(T, 0),
+                                                                         mode="max", sparse=True)),
+    ("embedding_bag_psw_mode", lambda T: T.nn.functional.embedding_bag(_i(T, 1, 2), _t(T, 4, 2), _i(T, 0),
+                                                                       per_sample_weights=_t(T, 2))),
+    ("embedding_bag_module_padding", lambda T: T.nn.EmbeddingBag(4, 2, padding_idx=4)),
+]
+
+
+@pytest.mark.parametrize("name,fn", BAG_ERRORS, ids=[e[0] for e in BAG_ERRORS])
+def test_embedding_bag_errors(name, fn):
+    test_errors(name, fn)

@@ -134,7 +134,8 @@ def avg_pool3d_input_smaller(sizes, kernel):
 def pool_output_too_small(channels, in_sizes, out_sizes):
     given = "x".join(str(s) for s in (channels,) + tuple(in_sizes))
     calculated = "x".join(str(s) for s in (channels,) + tuple(out_sizes))
-    return RuntimeError(f"Given input size: ({given}). Calculated output size: ({calculated}). Output size is too small")
+    return RuntimeError(f"Given input size: ({given}). Calculated output size: ({calculated}). "
+                        "Output size is too small")
 
 
 def adaptive_rank(name, ranks, shape, colon):
@@ -210,3 +211,51 @@ def bilinear_size(which, got, expected):
 
 def bilinear_in1_features(in1_features):
     return ValueError(f"in1_features must be > 0, but got (in1_features={in1_features})")
+
+
+# embedding_bag (torch/nn/functional.py's raises)
+def _torch_size_repr(shape):
+    return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
+
+
+def embedding_bag_psw_shape(psw_shape, input_shape):
+    return ValueError(f"embedding_bag: If per_sample_weights ({_torch_size_repr(psw_shape)}) is not None, then it "
+                      f"must have the same shape as the input ({_torch_size_repr(input_shape)})")
+
+
+def embedding_bag_weight_rank(ndim):
+    return ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {ndim}")
+
+
+def embedding_bag_2d_offsets(type_str):
+    return ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed "
+                      f"length sequences. However, found offsets of type {type_str}")
+
+
+def embedding_bag_offsets_none():
+    return ValueError("offsets has to be a 1D Tensor but got None")
+
+
+def embedding_bag_offsets_rank():
+    return ValueError("offsets has to be a 1D Tensor")
+
+
+def embedding_bag_input_rank(ndim):
+    return ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {ndim}")
+
+
+def embedding_bag_mode():
+    return ValueError("mode has to be one of sum, mean or max")
+
+
+def embedding_bag_max_scale():
+    return ValueError("max mode does not support scaling the gradient by the frequency")
+
+
+def embedding_bag_max_sparse():
+    return ValueError("max mode does not support sparse weights")
+
+
+def embedding_bag_psw_mode(mode):
+    return NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported "
+                               f"for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")

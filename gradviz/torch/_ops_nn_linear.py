@@ -1,10 +1,13 @@
-"""Op-table entries for nn's multilinear layers: at::_trilinear, the product of three
+"""Op-table entries for nn's bilinear and bag layers. at::_trilinear, the product of three
 tensors each unsqueezed at its ``expand`` dims, summed over ``sumdim`` (F.bilinear is one).
 Its gradients are _trilinear again, with the roles of the expand lists and sumdim
-exchanged, as ATen's _trilinear_backward computes them: double backward is the same op."""
+exchanged, as ATen's _trilinear_backward computes them: double backward is the same op. embedding_bag's
+gradients are ATen's backward kernels, which are not differentiable again (their results
+need no gradient, as PyTorch's)."""
 import numpy as np
 
-from ._ops import Op
+from . import _kernels_embedding as KE
+from ._ops import Op, derivative_not_implemented, not_implemented
 from .autograd import graph
 
 
@@ -40,3 +43,48 @@ _trilinear = Op(
         i1, grad, i3, expand1, sumdim, expand3, expand2),
     i3=lambda grad, i1, i2, expand1, expand2, expand3, sumdim: trilinear(
         i1, i2, grad, expand1, expand2, sumdim, expand3))
+
+
+def _no_padding(padding_idx):
+    return None if padding_idx < 0 else padding_idx
+
+
+# ATen's two backward kernels: not differentiable again (PyTorch's words when it is tried)
+embedding_bag_weight_backward = Op(
+    "NotImplemented",
+    lambda grad, per_sample_weights, *, indices, offset2bag, bag_size, max_indices, num_weights, mode, padding_idx,
+    scale_grad_by_freq: KE.embedding_bag_weight_grad(grad, indices, offset2bag, bag_size, max_indices, num_weights,
+                                                     mode, per_sample_weights, _no_padding(padding_idx),
+                                                     scale_grad_by_freq),
+    grad=lambda grad: derivative_not_implemented("_embedding_bag_backward"),
+    per_sample_weights=lambda grad: derivative_not_implemented("_embedding_bag_backward"))
+
+embedding_bag_psw_backward = Op(
+    "NotImplemented",
+    lambda grad, weight, *, indices, offset2bag, padding_idx: KE.embedding_bag_psw_grad(
+        grad, weight, indices, offset2bag, _no_padding(padding_idx)),
+    grad=lambda grad: not_implemented("_embedding_bag_per_sample_weights_backward"),
+    weight=lambda grad: not_implemented("_embedding_bag_per_sample_weights_backward"))
+
+
+def _embedding_bag_weight_grad(grads, indices, offsets, result1, result2, result3, weight_sym_argsize_0,
+                               scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx):
+    return graph.apply(embedding_bag_weight_backward, (grads[0], per_sample_weights), {
+        "indices": indices, "offset2bag": result1._data, "bag_size": result2._data,
+        "max_indices": result3._data,
+        "num_weights": weight_sym_argsize_0, "mode": mode, "padding_idx": padding_idx,
+        "scale_grad_by_freq": scale_grad_by_freq})
+
+
+def _embedding_bag_psw_grad(grads, weight, indices, offsets, result1, mode, padding_idx):
+    return graph.apply(embedding_bag_psw_backward, (grads[0], weight), {
+        "indices": indices, "offset2bag": result1._data, "padding_idx": padding_idx})
+
+
+# padding_idx is -1 when there is none, as torch.embedding_bag receives it from Python.
+embedding_bag = Op(
+    "EmbeddingBagBackward0",
+    lambda weight, per_sample_weights, *, indices, offsets, mode, padding_idx, include_last_offset,
+    scale_grad_by_freq, sparse, weight_sym_argsize_0: KE.embedding_bag(
+        weight, per_sample_weights, indices, offsets, mode, _no_padding(padding_idx), include_last_offset),
+    multi_output=True, weight=_embedding_bag_weight_grad, per_sample_weights=_embedding_bag_psw_grad)

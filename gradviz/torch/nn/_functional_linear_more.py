@@ -6,7 +6,8 @@ from .. import _ops_nn_linear as _ops
 
 
 def bilinear(input1, input2, weight, bias=None):
-    named = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None else [])
+    named = [("input1", input1), ("input2", input2), ("weight", weight)]
+    named += [("bias", bias)] if bias is not None else []
     if any(t.dtype is not input1.dtype for _, t in named):
         raise _errors_nn.bilinear_dtypes([(name, t.dtype) for name, t in named])
     if input1.dim() != input2.dim():

@@ -19,7 +19,7 @@ from .pooling_nd import (AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d
 from .shuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
-from .sparse import Embedding  # noqa: F401
+from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from .normalization import GroupNorm, LayerNorm  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: F401
