@@ -71,22 +71,16 @@ MISSING = {
         "to_sparse to_sparse_bsc to_sparse_bsr to_sparse_coo to_sparse_csc to_sparse_csr unfold unique "
         "unique_consecutive unsafe_chunk unsafe_split unsafe_split_with_sizes untyped_storage values volatile "
         "xlogy_ xpu ").split()),
-    'torch.nn': frozenset(("AdaptiveAvgPool3d AdaptiveLogSoftmaxWithLoss AdaptiveMaxPool1d AdaptiveMaxPool2d AdaptiveMaxPool3d "
-        "AvgPool3d Bilinear CTCLoss Container CrossMapLRN2d EmbeddingBag Fold FractionalMaxPool2d "
-        "FractionalMaxPool3d LPPool1d LPPool2d LPPool3d LazyBatchNorm1d LazyBatchNorm2d LazyBatchNorm3d "
-        "LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d LazyConvTranspose2d LazyConvTranspose3d "
-        "LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d LazyLinear LinearCrossEntropyLoss "
-        "LinearCrossEntropyOptions LocalResponseNorm MaxPool3d MaxUnpool1d MaxUnpool2d MaxUnpool3d "
+    'torch.nn': frozenset(("AdaptiveLogSoftmaxWithLoss CTCLoss Container CrossMapLRN2d Fold FractionalMaxPool2d "
+        "FractionalMaxPool3d LazyBatchNorm1d LazyBatchNorm2d LazyBatchNorm3d LazyConv1d LazyConv2d LazyConv3d "
+        "LazyConvTranspose1d LazyConvTranspose2d LazyConvTranspose3d LazyInstanceNorm1d LazyInstanceNorm2d "
+        "LazyInstanceNorm3d LazyLinear LinearCrossEntropyLoss LinearCrossEntropyOptions LocalResponseNorm "
         "MultiLabelSoftMarginLoss Transformer TransformerDecoder TransformerDecoderLayer Unfold ").split()),
-    'torch.nn.functional': frozenset(("adaptive_avg_pool3d adaptive_max_pool1d adaptive_max_pool1d_with_indices adaptive_max_pool2d "
-        "adaptive_max_pool2d_with_indices adaptive_max_pool3d adaptive_max_pool3d_with_indices affine_grid "
-        "assert_int_or_pair avg_pool3d bilinear boolean_dispatch conv_tbc ctc_loss embedding_bag fold "
-        "fractional_max_pool2d fractional_max_pool2d_with_indices fractional_max_pool3d "
-        "fractional_max_pool3d_with_indices grid_sample grouped_mm handle_torch_function has_torch_function "
-        "has_torch_function_unary has_torch_function_variadic linear_cross_entropy local_response_norm "
-        "lp_pool1d lp_pool2d lp_pool3d max_pool3d max_pool3d_with_indices max_unpool1d max_unpool2d "
-        "max_unpool3d multilabel_soft_margin_loss native_channel_shuffle pdist scaled_grouped_mm scaled_mm "
-        "unfold ").split()),
+    'torch.nn.functional': frozenset(("affine_grid assert_int_or_pair boolean_dispatch conv_tbc ctc_loss fold fractional_max_pool2d "
+        "fractional_max_pool2d_with_indices fractional_max_pool3d fractional_max_pool3d_with_indices "
+        "grid_sample grouped_mm handle_torch_function has_torch_function has_torch_function_unary "
+        "has_torch_function_variadic linear_cross_entropy local_response_norm multilabel_soft_margin_loss "
+        "native_channel_shuffle pdist scaled_grouped_mm scaled_mm unfold ").split()),
     'torch.nn.init': frozenset((" ").split()),
     'torch.nn.utils': frozenset(("convert_conv2d_weight_memory_format convert_conv3d_weight_memory_format parametrizations parametrize "
         "stateless ").split()),

@@ -155,19 +155,7 @@ def test_backward(case):
     oracle.check_backward(case)
 
 
-# The 2-D pooling ops' backward ops take no ``self`` input, so a double backward gives the
-# input no gradient where PyTorch gives zeros: the engine's gap (shared with avg_pool2d /
-# max_pool2d themselves), kept visible until it is closed.
-_POOL_DOUBLE_GAP = pytest.mark.xfail(strict=True, reason="pool2d backward ops give None, not zeros, for the input")
-
-
-def _double_cases():
-    for case in CASES:
-        gap = case.name.startswith(("avg_pool1d", "max_pool1d_with", "max_pool2d_with"))
-        yield pytest.param(case, marks=[_POOL_DOUBLE_GAP] if gap else [], id=case.name)
-
-
-@pytest.mark.parametrize("case", list(_double_cases()))
+@pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_double_backward(case):
     oracle.check_double_backward(case)
 

@@ -27,6 +27,7 @@ pytest.importorskip("torch")  # the case modules below are oracle tests: they ne
 
 import test_attention_oracle  # noqa: E402
 import test_nn_breadth_oracle  # noqa: E402
+import test_nn_more_oracle  # noqa: E402
 import test_nn  # noqa: E402
 import test_nn_layers_more_oracle as nn_more  # noqa: E402
 import test_resize_pad_oracle  # noqa: E402
@@ -103,7 +104,8 @@ def _reached():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for case in (oracle.OP_CASES + test_attention_oracle.CASES + test_resize_pad_oracle.CASES
-                     + test_nn_breadth_oracle.CASES):
+                     + test_nn_breadth_oracle.CASES + test_nn_more_oracle.CASES + test_nn_more_oracle.BILINEAR
+                     + [c for c in test_nn_more_oracle.EMBEDDING_BAG if isinstance(c, oracle.Case)]):
             inputs = oracle.make_inputs(gv, case.args, case.arrays())
             _run(lambda *xs: case.fn(gv, *xs), inputs, names, case.double)
         for _, fn, arrays, grad_mask in test_nn.F_CASES:

@@ -105,3 +105,157 @@ def conv_output_padding(output_padding, stride, dilation):
 def conv_output_too_small(in_size, out_size):
     return RuntimeError(f"Given input size per channel: ({' x '.join(map(str, in_size))}). Calculated output size per "
                         f"channel: ({' x '.join(map(str, out_size))}). Output size is too small")
+
+
+# pooling of 3-D, adaptive max pooling, unpooling
+def pool3d_rank():
+    return RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+
+
+def pool3d_kernel_arity(name):
+    verb = "must either be" if name == "max_pool3d" else "must be"
+    return RuntimeError(f"{name}: kernel_size {verb} a single int, or a tuple of three ints")
+
+
+def pool_stride_zero():
+    return RuntimeError("stride should not be zero")
+
+
+def pool_pad_half(pad, kernel, dilation):
+    return RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, "
+                        f"kernel_size={kernel} and dilation={dilation}")
+
+
+def avg_pool3d_input_smaller(sizes, kernel):
+    return RuntimeError(f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller than kernel size "
+                        f"(kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+
+
+def pool_output_too_small(channels, in_sizes, out_sizes):
+    given = "x".join(str(s) for s in (channels,) + tuple(in_sizes))
+    calculated = "x".join(str(s) for s in (channels,) + tuple(out_sizes))
+    return RuntimeError(f"Given input size: ({given}). Calculated output size: ({calculated}). "
+                        "Output size is too small")
+
+
+def adaptive_rank(name, ranks, shape, colon):
+    return RuntimeError(f"{name}(): Expected {ranks[0]}D or {ranks[1]}D tensor, but got{':' if colon else ''} "
+                        f"{_sizes(shape)}")
+
+
+def adaptive_empty_dim(name, shape, dim):
+    return RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                        f"sizes {_sizes(shape)} with dimension {dim} being empty")
+
+
+def adaptive_output_arity(name, rank):
+    return RuntimeError(f"{name}(): internal error: output_size.size() must be {rank}")
+
+
+def adaptive_max_pool1d_output_size(count):
+    return RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain one int (got {count})")
+
+
+def unpool_rank(rank, ndim):
+    return RuntimeError(f"Input to max_unpooling{rank}d should be a {rank + 1}d or {rank + 2}d Tensor, but got a "
+                        f"tensor with {ndim} dimensions.")
+
+
+def unpool_indices_dtype(dtype_name):
+    return RuntimeError(f"elements in indices should be type int64 but got: {dtype_name}")
+
+
+def unpool_indices_shape(input_shape, indices_shape):
+    return RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({_sizes(input_shape)}) "
+                        f"but got indices tensor with shape: {_sizes(indices_shape)}")
+
+
+def unpool_invalid_index(index, output_size):
+    return RuntimeError(f"Found an invalid max index: {index} (output volumes are of size "
+                        f"{'x'.join(str(s) for s in output_size)})")
+
+
+def unpool_output_arity(rank, count):
+    return ValueError(f"output_size should be a sequence containing {rank} or {rank + 2} elements, but it has a "
+                      f"length of '{count}'")
+
+
+def unpool_output_range(output_size, dim, low, high):
+    return ValueError(f'invalid output_size "{output_size}" (dim {dim} must be between {low} and {high})')
+
+
+# bilinear
+def bilinear_dims(dim1, dim2):
+    return RuntimeError(f"bilinear(): input dimensions do not match: got {dim1} and {dim2}")
+
+
+def bilinear_batch(dim, size1, size2):
+    return RuntimeError(f"bilinear(): input batch dimensions do not match at dim {dim}: got {size1} and {size2}")
+
+
+# C++'s type names, as caffe2's TypeMeta prints them in ATen's messages
+_CPP_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                   "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+                   "complex128": "c10::complex<double>"}
+
+
+def bilinear_dtypes(named_dtypes):
+    listed = ", ".join(f"{name}: {_CPP_TYPE_NAMES[dtype.name]}" for name, dtype in named_dtypes)
+    return RuntimeError(f"All tensors must have the same dtype, got {listed}")
+
+
+def bilinear_size(which, got, expected):
+    return RuntimeError(f"bilinear(): {which} size does not match weight size: got {got} but expected {expected}")
+
+
+def bilinear_in1_features(in1_features):
+    return ValueError(f"in1_features must be > 0, but got (in1_features={in1_features})")
+
+
+# embedding_bag (torch/nn/functional.py's raises)
+def _torch_size_repr(shape):
+    return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
+
+
+def embedding_bag_psw_shape(psw_shape, input_shape):
+    return ValueError(f"embedding_bag: If per_sample_weights ({_torch_size_repr(psw_shape)}) is not None, then it "
+                      f"must have the same shape as the input ({_torch_size_repr(input_shape)})")
+
+
+def embedding_bag_weight_rank(ndim):
+    return ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {ndim}")
+
+
+def embedding_bag_2d_offsets(type_str):
+    return ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed "
+                      f"length sequences. However, found offsets of type {type_str}")
+
+
+def embedding_bag_offsets_none():
+    return ValueError("offsets has to be a 1D Tensor but got None")
+
+
+def embedding_bag_offsets_rank():
+    return ValueError("offsets has to be a 1D Tensor")
+
+
+def embedding_bag_input_rank(ndim):
+    return ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {ndim}")
+
+
+def embedding_bag_mode():
+    return ValueError("mode has to be one of sum, mean or max")
+
+
+def embedding_bag_max_scale():
+    return ValueError("max mode does not support scaling the gradient by the frequency")
+
+
+def embedding_bag_max_sparse():
+    return ValueError("max mode does not support sparse weights")
+
+
+def embedding_bag_psw_mode(mode):
+    return NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported "
+                               f"for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")

@@ -88,16 +88,16 @@ max_pool2d = Op(
     lambda self, *, kernel_size, stride, padding, dilation, ceil_mode: KN.batched(
         KN.max_pool2d, self, kernel_size, stride or kernel_size, padding, dilation, ceil_mode),
     multi_output=True,
-    self=lambda grads, self, result1: _apply(max_pool2d_backward, (grads[0],), indices=result1._data,
-                                             input_sizes=tuple(self.shape)),
+    self=lambda grads, self, result1: _apply(max_pool2d_backward, (grads[0], self), indices=result1._data),
     keeps=("ceil_mode", "dilation", "kernel_size", "padding", "stride"))
 
+# The pooling backward ops take (grad_output, self) as PyTorch's do; self's gradient is zeros.
 max_pool2d_backward = Op(
     "MaxPool2DWithIndicesBackwardBackward0",
-    lambda grad_output, *, indices, input_sizes: KN.batched(KN.max_pool2d_scatter, grad_output, indices, input_sizes),
+    lambda grad_output, self, *, indices: KN.batched(KN.max_pool2d_scatter, grad_output, indices, self.shape),
     # The adjoint of scattering to the argmax positions is gathering from them.
     grad_output=lambda grad, indices: F.gather(grad.flatten(-2), -1, _const(indices).flatten(-2)).view(
-        indices.shape), keeps=("input_sizes",))
+        indices.shape), self=lambda grad: F.zeros_like(grad))
 
 avg_pool2d = Op(
     "AvgPool2DBackward0",
@@ -105,18 +105,17 @@ avg_pool2d = Op(
         KN.avg_pool2d, self, kernel_size, stride or kernel_size, padding, ceil_mode, count_include_pad,
         divisor_override),
     self=lambda grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: _apply(
-        avg_pool2d_backward, (grad,), input_sizes=tuple(self.shape), kernel_size=kernel_size, stride=stride,
-        padding=padding, ceil_mode=ceil_mode, count_include_pad=count_include_pad,
-        divisor_override=divisor_override))
+        avg_pool2d_backward, (grad, self), kernel_size=kernel_size, stride=stride, padding=padding,
+        ceil_mode=ceil_mode, count_include_pad=count_include_pad, divisor_override=divisor_override))
 
 avg_pool2d_backward = Op(
     "AvgPool2DBackwardBackward0",
-    lambda grad_output, *, input_sizes, kernel_size, stride, padding, ceil_mode, count_include_pad,
-    divisor_override: KN.batched(KN.avg_pool2d_backward, grad_output, input_sizes, kernel_size,
+    lambda grad_output, self, *, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    divisor_override: KN.batched(KN.avg_pool2d_backward, grad_output, self.shape, kernel_size,
                                  stride or kernel_size, padding, ceil_mode, count_include_pad, divisor_override),
     grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override: _apply(
         avg_pool2d, (grad,), kernel_size=kernel_size, stride=stride, padding=padding, ceil_mode=ceil_mode,
-        count_include_pad=count_include_pad, divisor_override=divisor_override), keeps=("input_sizes",))
+        count_include_pad=count_include_pad, divisor_override=divisor_override), self=lambda grad: F.zeros_like(grad))
 
 adaptive_avg_pool2d = Op(
     "AdaptiveAvgPool2DBackward0", lambda self, *, output_size: KN.adaptive_avg_pool2d(self, output_size),

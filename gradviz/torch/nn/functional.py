@@ -533,6 +533,12 @@ from ._functional_dropout import (  # noqa: E402,F401
 from ._functional_pool_shuffle import (  # noqa: E402,F401
     adaptive_avg_pool1d, avg_pool1d, channel_shuffle, cosine_similarity, max_pool1d_with_indices,
     max_pool2d_with_indices, pairwise_distance, pixel_shuffle, pixel_unshuffle)
+from ._functional_pool import (  # noqa: E402,F401
+    adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices, adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices, adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool3d, lp_pool1d,
+    lp_pool2d, lp_pool3d, max_pool3d, max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d)
+from ._functional_linear_more import bilinear  # noqa: E402,F401
+from ._functional_embedding_bag import embedding_bag  # noqa: E402,F401
 from ._functional_attention import (  # noqa: E402,F401
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
     multi_head_attention_forward, scaled_dot_product_attention)

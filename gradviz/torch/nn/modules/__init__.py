@@ -1,7 +1,7 @@
 """torch.nn.modules: every module class, importable from here as in PyTorch."""
 from .module import Module  # noqa: F401
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
-from .linear import Identity, Linear  # noqa: F401
+from .linear import Bilinear, Identity, Linear  # noqa: F401
 from .conv import Conv1d, Conv2d  # noqa: F401
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d  # noqa: F401
 from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU, Softmax,  # noqa: F401
@@ -14,10 +14,12 @@ from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d
                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
                       ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
 from .pooling_more import AdaptiveAvgPool1d, AvgPool1d  # noqa: F401
+from .pooling_nd import (AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,  # noqa: F401
+                         AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
 from .shuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
-from .sparse import Embedding  # noqa: F401
+from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from .normalization import GroupNorm, LayerNorm  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: F401
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase  # noqa: F401

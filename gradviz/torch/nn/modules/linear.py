@@ -1,7 +1,8 @@
-"""Identity and Linear."""
+"""Identity, Linear and Bilinear."""
 import math
 
 from ..._namespace import F as _F
+from ... import _errors_nn_more as _errors_nn
 from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module, torch_module_name
@@ -40,6 +41,35 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Bilinear(Module):
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(_F.empty((out_features, in1_features, in2_features), dtype=dtype, device=device))
+        if bias:
+            self.bias = Parameter(_F.empty(out_features, dtype=dtype, device=device))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.in1_features <= 0:
+            raise _errors_nn.bilinear_in1_features(self.in1_features)
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
 torch_module_name(globals(), "torch.nn.modules.linear")

@@ -560,7 +560,8 @@ class Module:
         return add_hook(self._backward_hooks, hook)
 
     def __call__(self, *args, **kwargs):
-        if not (_global_forward_pre_hooks or _global_forward_hooks or self.__dict__.get("_forward_hooks_always_called")):
+        if not (_global_forward_pre_hooks or _global_forward_hooks
+                or self.__dict__.get("_forward_hooks_always_called")):
             return self._call_hooked(args, kwargs, None)
         ran = set()  # the always_call hooks that ran: on an error, the others still run
         state = [args, kwargs, None]
