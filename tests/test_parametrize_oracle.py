@@ -314,3 +314,23 @@ def test_stateless_functional_call(torch, seed):
     assert ours[0] and ours[0][0][0] == "FutureWarning"
     for a, b in zip(ours_values, theirs_values):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def _old_checkpoint_run(lib):
+    """A state_dict of the hook-based weight_norm (weight_g, weight_v) loads into the
+    parametrization's originals, in a nested module too."""
+    lib.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        old = lib.nn.Sequential(lib.nn.Linear(3, 2))
+        lib.nn.utils.weight_norm(old[0])
+    new = lib.nn.Sequential(lib.nn.Linear(3, 2))
+    lib.nn.utils.parametrizations.weight_norm(new[0])
+    result = new.load_state_dict(old.state_dict())
+    return repr(result), list(old.state_dict()), new[0].weight.detach().numpy()
+
+
+def test_weight_norm_loads_old_checkpoints(torch):
+    ours, theirs = (_old_checkpoint_run(lib) for lib in (gt, torch))
+    assert ours[:2] == theirs[:2]
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-6)
