@@ -127,8 +127,7 @@ MISSING = {
         "rms_norm rrelu rrelu_ scaled_grouped_mm scaled_mm selu selu_ soft_margin_loss softshrink softsign "
         "tanhshrink threshold threshold_ triplet_margin_loss triplet_margin_with_distance_loss unfold ").split()),
     'torch.nn.init': frozenset((" ").split()),
-    'torch.nn.utils': frozenset(("convert_conv2d_weight_memory_format convert_conv3d_weight_memory_format parametrizations parametrize "
-        "stateless ").split()),
+    'torch.nn.utils': frozenset(("convert_conv2d_weight_memory_format convert_conv3d_weight_memory_format ").split()),
     'torch.optim': frozenset(("Muon swap_in_optimizer_params_and_state ").split()),
     'torch.optim.lr_scheduler': frozenset((" ").split()),
     'torch.linalg': frozenset(("cholesky cholesky_ex cond cross det diagonal eig eigh eigvals eigvalsh householder_product inv "
