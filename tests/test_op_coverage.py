@@ -1,9 +1,9 @@
-"""Every op of the op table (``gradviz/torch/_ops.py``, ``_ops_nn.py``) is checked against
+"""Every op of the op table (``gradviz/torch/_ops.py``, ``_ops_nn*.py``) is checked against
 PyTorch by at least one oracle case: some case's graph, run on gradviz's engine, has a
 node of that op's name, in its forward graph or in the graph of its double backward.
 
 The cases are those that the oracle tests run on both engines: ``oracle.OP_CASES``
-(test_ops_oracle.py), the attention / einsum / cdist and resize / pad / group norm
+(test_ops_oracle.py), the attention / einsum / cdist, resize / pad / group norm and nn-breadth
 cases, and nn's functional and module cases (test_nn.py). An op none of them reaches is
 either given a case or listed in EXCLUDED with the reason it cannot have one; an entry
 that a case now reaches fails the last test, so the list only shrinks.
@@ -15,12 +15,14 @@ import pytest
 
 import oracle
 import gradviz.torch as gv
-from gradviz.torch import _ops, _ops_nn
+from gradviz.torch import _ops, _ops_nn, _ops_nn_act, _ops_nn_more, _ops_nn_shuffle
 
 pytest.importorskip("torch")  # the case modules below are oracle tests: they need PyTorch to import
 
 import test_attention_oracle  # noqa: E402
+import test_nn_breadth_oracle  # noqa: E402
 import test_nn  # noqa: E402
+import test_nn_layers_more_oracle as nn_more  # noqa: E402
 import test_resize_pad_oracle  # noqa: E402
 
 #: node name -> why no oracle case of the kinds above produces it
@@ -36,7 +38,7 @@ EXCLUDED = {
 def _op_nodes():
     """{node name: the op table entries that make it}."""
     out = {}
-    for module in (_ops, _ops_nn):
+    for module in (_ops, _ops_nn, _ops_nn_act, _ops_nn_more, _ops_nn_shuffle):
         for name, value in vars(module).items():
             if isinstance(value, _ops.Op):
                 out.setdefault(value.node_name, []).append(f"{module.__name__.rpartition('.')[2]}.{name}")
@@ -94,11 +96,14 @@ def _reached():
     names = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for case in oracle.OP_CASES + test_attention_oracle.CASES + test_resize_pad_oracle.CASES:
+        for case in (oracle.OP_CASES + test_attention_oracle.CASES + test_resize_pad_oracle.CASES
+                     + test_nn_breadth_oracle.CASES):
             inputs = oracle.make_inputs(gv, case.args, case.arrays())
             _run(lambda *xs: case.fn(gv, *xs), inputs, names, case.double)
         for _, fn, arrays, grad_mask in test_nn.F_CASES:
             _run(lambda *xs: fn(test_nn.G, *xs), _nn_inputs(arrays, grad_mask), names, True)
+        for _, fn, make, grad_mask in nn_more.LOSS_CASES + [c + (None,) for c in nn_more.CONV_CASES]:
+            _run(lambda *xs: fn(test_nn.G, *xs), _nn_inputs(make(nn_more._rng(0)), grad_mask), names, True)
         for _, make, arrays in test_nn.M_CASES:
             gv.manual_seed(0)
             _run(make(test_nn.G), _nn_inputs(arrays, None), names, True)

@@ -570,3 +570,8 @@ def vec_not_tril(size):
 def geometric_probs_not_positive(value, distribution, invalid):
     return ValueError(f"Expected parameter probs ({type(value).__name__} of shape {tuple(value.shape)}) of "
                       f"distribution {distribution!r} to be positive but found invalid values:\n{invalid}")
+
+
+# Tensor.H / Tensor.mH of a 0-D tensor (ATen's TensorShape.cpp): a deprecation warning
+H_ZERO_DIM_WARNING = "Tensor.H is deprecated on 0-D tensors. Consider using x.conj()."
+MH_ZERO_DIM_WARNING = "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj()."

@@ -8,10 +8,12 @@ from .autograd.graph import apply
 # Read by _functions.build(): every function this family gives the engine (F.<name>), those of
 # them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
 EXPORTS = (
-    "angle", "conj", "imag", "polar", "real", "view_as_complex", "view_as_real", "complex",
+    "angle", "conj", "imag", "polar", "real", "view_as_complex", "view_as_real", "complex", "is_conj", "is_neg",
+    "resolve_conj", "resolve_neg",
 )
 TORCH = (
-    "angle", "conj", "imag", "polar", "real", "view_as_complex", "view_as_real", "complex",
+    "angle", "conj", "imag", "polar", "real", "view_as_complex", "view_as_real", "complex", "is_conj", "is_neg",
+    "resolve_conj", "resolve_neg",
 )
 METHODS = (
     "angle", "conj",
@@ -74,3 +76,20 @@ def conj(input):
 
 def angle(input):
     return apply(_ops.angle, (input,), {})
+
+
+# conj() copies here, so no tensor carries a lazy conjugate or negative bit to resolve
+def is_conj(input):
+    return False
+
+
+def is_neg(input):
+    return False
+
+
+def resolve_conj(input):
+    return input
+
+
+def resolve_neg(input):
+    return input

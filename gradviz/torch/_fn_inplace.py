@@ -2,9 +2,10 @@
 rules; the autograd bookkeeping is in autograd/inplace.py."""
 import numpy as np
 
-from . import _errors, _kernels as K, _ops, _tensor
+from . import _errors, _kernels as K, _ops, _ops_index as I, _ops_pointwise as P, _tensor
 from ._common import (
-    _C_TYPE_NAMES, _alpha, _inplace, _int, _is_number, _min, _other, _resolve_dtype, _shape_args, wrap_dim)
+    _C_TYPE_NAMES, _alpha, _dtype_word, _inplace, _int, _is_number, _min, _other, _resolve_dtype, _shape_args, apply, wrap_dim)
+from .autograd.grad_mode import STATE
 from ._namespace import F  # the other families' functions, read at call time
 
 # Read by _functions.build(): every function this family gives the engine (F.<name>), those of
@@ -16,9 +17,31 @@ EXPORTS = (
     "trunc_", "fix_", "frac_", "sign_", "sgn_", "reciprocal_", "rsqrt_", "negative_", "lgamma_", "digamma_", "square_",
     "clamp_min_", "clamp_max_", "masked_fill_", "fmod_", "remainder_", "cumsum_", "nan_to_num_", "sqrt_", "resize_",
     "resize_as_", "addcmul_", "addcdiv_", "lerp_", "multiply_", "subtract_", "divide_", "true_divide_",
+    "eq_", "ne_", "not_equal_", "lt_", "less_", "le_", "less_equal_", "gt_", "greater_", "ge_", "greater_equal_",
+    "logical_and_", "logical_or_", "logical_xor_", "logical_not_", "t_", "transpose_", "swapaxes_", "swapdims_",
+    "unsqueeze_", "squeeze_", "tril_", "triu_", "cumprod_", "atan2_", "arctan2_", "hypot_", "floor_divide_",
+    "float_power_", "exp2_", "fill", "detach_",
 )
-TORCH = ()
-METHODS = EXPORTS  # every in-place op is a Tensor method
+# PyTorch's torch.<name>_ functions (torch.relu_(x) is x.relu_())
+TORCH = (
+    "clamp_", "clip_", "zero_", "fill_", "exp_", "relu_", "sigmoid_", "tanh_", "neg_", "abs_", "sin_", "cos_", "tan_",
+    "asin_", "arcsin_", "acos_", "arccos_", "atan_", "arctan_", "sinh_", "cosh_", "log_", "log1p_", "log2_", "log10_",
+    "expm1_", "erf_", "floor_", "ceil_", "round_", "trunc_", "fix_", "frac_", "reciprocal_", "rsqrt_", "negative_",
+    "square_", "clamp_min_", "clamp_max_", "nan_to_num_", "sqrt_", "resize_as_", "exp2_", "fill", "detach_",
+)
+# the in-place ops (detach_ is the Tensor's own; fill is torch.fill only)
+METHODS = (
+    "add_", "sub_", "mul_", "div_", "clamp_", "clip_", "zero_", "fill_", "copy_", "exp_", "relu_", "sigmoid_",
+    "tanh_", "neg_", "pow_", "abs_", "absolute_", "sin_", "cos_", "tan_", "asin_", "arcsin_", "acos_", "arccos_",
+    "atan_", "arctan_", "sinh_", "cosh_", "log_", "log1p_", "log2_", "log10_", "expm1_", "erf_", "floor_", "ceil_",
+    "round_", "trunc_", "fix_", "frac_", "sign_", "sgn_", "reciprocal_", "rsqrt_", "negative_", "lgamma_",
+    "digamma_", "square_", "clamp_min_", "clamp_max_", "masked_fill_", "fmod_", "remainder_", "cumsum_",
+    "nan_to_num_", "sqrt_", "resize_", "resize_as_", "addcmul_", "addcdiv_", "lerp_", "multiply_", "subtract_",
+    "divide_", "true_divide_", "eq_", "ne_", "not_equal_", "lt_", "less_", "le_", "less_equal_", "gt_", "greater_",
+    "ge_", "greater_equal_", "logical_and_", "logical_or_", "logical_xor_", "logical_not_", "t_", "transpose_",
+    "swapaxes_", "swapdims_", "unsqueeze_", "squeeze_", "tril_", "triu_", "cumprod_", "atan2_", "arctan2_",
+    "hypot_", "floor_divide_", "float_power_", "exp2_",
+)
 
 
 def add_(self, other, *, alpha=1):
@@ -212,3 +235,150 @@ def lerp_(self, end, weight):
 
 multiply_, subtract_ = mul_, sub_
 divide_ = true_divide_ = div_
+
+
+# ---------------------------------------------------------------------------------------
+# in-place comparisons (x.lt_(y): the result in x's dtype, a zero gradient) and logical ops
+def _comparison_inplace(scalar_op, tensor_op, name):
+    def fn(self, other):
+        if isinstance(other, _tensor.Tensor):
+            return _inplace(tensor_op, self, (self, other), {})
+        return _inplace(scalar_op, self, (self,), {"other": other})
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+eq_ = _comparison_inplace(P.eq_scalar, P.eq_tensor, "eq_")
+ne_ = not_equal_ = _comparison_inplace(P.ne_scalar, P.ne_tensor, "ne_")
+lt_ = less_ = _comparison_inplace(P.lt_scalar, P.lt_tensor, "lt_")
+le_ = less_equal_ = _comparison_inplace(P.le_scalar, P.le_tensor, "le_")
+gt_ = greater_ = _comparison_inplace(P.gt_scalar, P.gt_tensor, "gt_")
+ge_ = greater_equal_ = _comparison_inplace(P.ge_scalar, P.ge_tensor, "ge_")
+
+
+def _write_underivable(self, values):
+    """An op with no derivative written in place: PyTorch checks nothing of autograd's (a leaf
+    that requires grad is allowed) and leaves the tensor's history as it was."""
+    if values.shape != self._data.shape:
+        K.broadcast_shapes(self._data.shape, values.shape)
+        raise RuntimeError(f"output with shape [{', '.join(map(str, self._data.shape))}] doesn't match the broadcast "
+                           f"shape [{', '.join(map(str, values.shape))}]")
+    np.copyto(self._data, values, casting="unsafe")
+    self._vbox[0] += 1
+    return self
+
+
+def _logical_inplace(ufunc, name):
+    def fn(self, other):
+        return _write_underivable(self, ufunc(self._data, other._data if isinstance(other, _tensor.Tensor) else other))
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+logical_and_ = _logical_inplace(np.logical_and, "logical_and_")
+logical_or_ = _logical_inplace(np.logical_or, "logical_or_")
+logical_xor_ = _logical_inplace(np.logical_xor, "logical_xor_")
+
+
+def logical_not_(self):
+    return _write_underivable(self, np.logical_not(self._data))
+
+
+# ---------------------------------------------------------------------------------------
+# in-place views: the tensor takes the view's shape over its own memory
+def _inplace_view(op, self, params):
+    if STATE.enabled and self._requires_grad:
+        if self._base is None and self._grad_fn is None:
+            raise _errors.inplace_on_leaf()
+        if self._base is not None and self._base._requires_grad and self._base._grad_fn is None:
+            raise _errors.inplace_on_view_of_leaf()
+    result = apply(op, (self,), params)
+    self._data = result._data
+    if result._grad_fn is not None:
+        self._grad_fn, self._output_nr = result._grad_fn, 0
+    self._vbox[0] += 1
+    if self._base is not None:
+        self._view_version = self._vbox[0]  # its new node is its history: nothing to regenerate
+    return self
+
+
+def t_(self):
+    if self._data.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
+    return _inplace_view(I.t_inplace, self, {})
+
+
+def transpose_(self, dim0, dim1):
+    nd = self._data.ndim
+    return _inplace_view(I.transpose_inplace, self, {"dim0": wrap_dim(dim0, nd), "dim1": wrap_dim(dim1, nd)})
+
+
+swapaxes_ = swapdims_ = transpose_
+
+
+def unsqueeze_(self, dim):
+    return _inplace_view(I.unsqueeze_inplace, self, {"dim": wrap_dim(dim, self._data.ndim + 1)})
+
+
+def squeeze_(self, dim=None):
+    shape = self._data.shape
+    if dim is None:
+        return _inplace_view(I.squeeze_inplace_all, self, {"self_sym_sizes": shape})
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(sorted({wrap_dim(d, len(shape)) for d in dim}))
+        return _inplace_view(I.squeeze_inplace_dims, self, {"dim": dims, "self_sym_sizes": shape})
+    return _inplace_view(I.squeeze_inplace_dim, self, {"dim": wrap_dim(dim, len(shape)), "self_sym_sizes": shape})
+
+
+# ---------------------------------------------------------------------------------------
+# in-place forms of other ops
+def tril_(self, diagonal=0):
+    return _inplace(_ops.tril, self, (self,), {"diagonal": diagonal})
+
+
+def triu_(self, diagonal=0):
+    return _inplace(_ops.triu, self, (self,), {"diagonal": diagonal})
+
+
+def cumprod_(self, dim, *, dtype=None):
+    return _inplace(_ops.cumprod, self, (self,), {"dim": wrap_dim(dim, self._data.ndim), "dtype": _resolve_dtype(dtype)})
+
+
+def atan2_(self, other):
+    return _inplace(_ops.atan2, self, (self, _other(other)), {})
+
+
+arctan2_ = atan2_
+
+
+def hypot_(self, other):
+    return _inplace(_ops.hypot, self, (self, other), {})
+
+
+def floor_divide_(self, other):
+    return _inplace(P.floor_divide_inplace, self, (self, _other(other)), {})
+
+
+def float_power_(self, exponent):
+    wanted = "ComplexDouble" if self._data.dtype.kind == "c" else "Double"
+    if self._data.dtype not in (np.float64, np.complex128):
+        raise RuntimeError(f"the base given to float_power_ has dtype {_dtype_word(self._data.dtype)} but the "
+                           f"operation's result requires dtype {wanted}")
+    return pow_(self, exponent)
+
+
+def exp2_(self):
+    return _inplace(_ops.exp2, self, (self,), {})
+
+
+def detach_(self):
+    return self.detach_()
+
+
+def fill(input, value):
+    """torch.fill: fill_'s out-of-place twin."""
+    if isinstance(value, _tensor.Tensor):
+        if value._data.ndim != 0:
+            raise _errors.fill_value_dim(value._data.ndim)
+        return apply(I.fill_tensor, (input, value), {})
+    return apply(I.fill_scalar, (input,), {"value": value})

@@ -14,7 +14,7 @@ EXPORTS = (
     "mm", "mv", "dot", "bmm", "addmm", "matmul", "outer", "ger", "trace",
 )
 TORCH = (
-    "mm", "mv", "dot", "bmm", "addmm", "matmul", "outer", "trace",
+    "mm", "mv", "dot", "bmm", "addmm", "matmul", "outer", "trace", "ger",
 )
 METHODS = EXPORTS  # every one of them is a Tensor method too
 

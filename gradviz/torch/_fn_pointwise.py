@@ -17,8 +17,8 @@ EXPORTS = (
     "scalar_mul", "mul", "multiply", "div", "true_divide", "divide", "rdiv", "floor_divide", "remainder", "fmod",
     "lgamma", "digamma", "polygamma", "igamma", "igammac", "zeta", "neg", "negative", "reciprocal", "pow", "rpow",
     "exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "absolute", "sign", "sgn", "log1p", "expm1",
-    "rsqrt", "floor", "ceil", "trunc", "frac", "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsinh",
-    "arccosh", "arctanh", "sinh", "cosh", "log2", "log10", "erf", "erfinv", "fix", "arcsin", "arccos", "arctan",
+    "rsqrt", "floor", "ceil", "trunc", "frac", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "log2", "log10", "erf", "erfinv", "fix", "arcsin", "arccos", "arctan",
     "round", "square", "atan2", "arctan2", "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max", "clamp_mask",
     "clamp_min_taken", "clamp_max_taken", "threshold_backward", "tanh_backward", "sigmoid_backward", "tensor_where",
     "where", "_check_lerp_dtypes", "lerp", "addcmul", "addcdiv", "positive", "exp2", "logit", "logit_backward", "xlogy",
@@ -28,8 +28,8 @@ TORCH = (
     "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "true_divide", "divide", "floor_divide", "remainder",
     "fmod", "lgamma", "digamma", "polygamma", "igamma", "igammac", "neg", "negative", "reciprocal", "pow", "exp", "log",
     "sin", "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "absolute", "sign", "sgn", "log1p", "expm1", "rsqrt",
-    "floor", "ceil", "trunc", "frac", "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsinh", "arccosh",
-    "arctanh", "sinh", "cosh", "log2", "log10", "erf", "erfinv", "fix", "arcsin", "arccos", "arctan", "round", "square",
+    "floor", "ceil", "trunc", "frac", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "log2", "log10", "erf", "erfinv", "fix", "arcsin", "arccos", "arctan", "round", "square",
     "atan2", "arctan2", "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max", "where", "lerp", "addcmul", "addcdiv",
     "positive", "exp2", "logit", "xlogy", "hypot", "logaddexp", "float_power",
 )
@@ -37,7 +37,7 @@ METHODS = (
     "add", "sub", "subtract", "mul", "multiply", "div", "true_divide", "divide", "floor_divide", "remainder", "fmod",
     "lgamma", "digamma", "polygamma", "igamma", "igammac", "neg", "negative", "reciprocal", "pow", "exp", "log", "sin",
     "cos", "tanh", "sigmoid", "relu", "sqrt", "abs", "absolute", "sign", "sgn", "log1p", "expm1", "rsqrt", "floor",
-    "ceil", "trunc", "frac", "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh",
+    "ceil", "trunc", "frac", "tan", "asin", "acos", "atan",
     "sinh", "cosh", "log2", "log10", "erf", "erfinv", "fix", "arcsin", "arccos", "arctan", "round", "square", "atan2",
     "arctan2", "nan_to_num", "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "positive",
     "exp2", "logit", "xlogy", "hypot", "logaddexp", "float_power",
@@ -250,10 +250,6 @@ tan = _unary(_ops.tan, "tan")
 asin = _unary(_ops.asin, "asin")
 acos = _unary(_ops.acos, "acos")
 atan = _unary(_ops.atan, "atan")
-asinh = _unary(_ops.asinh, "asinh")
-acosh = _unary(_ops.acosh, "acosh")
-atanh = _unary(_ops.atanh, "atanh")
-arcsinh, arccosh, arctanh = asinh, acosh, atanh
 sinh = _unary(_ops.sinh, "sinh")
 cosh = _unary(_ops.cosh, "cosh")
 log2 = _unary(_ops.log2, "log2")

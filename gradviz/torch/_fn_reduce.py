@@ -14,6 +14,7 @@ from ._namespace import F  # the other families' functions, read at call time
 # Read by _functions.build(): every function this family gives the engine (F.<name>), those of
 # them that are public (torch.<name>) and those that are Tensor methods (x.<name>(...)).
 EXPORTS = (
+    "_check_floating", "_reduce_dims", "_correction",
     "sum", "mean", "MaxResult", "MinResult", "max", "min", "maximum", "minimum", "value_selecting_backward", "norm",
     "vector_norm", "var", "std", "prod", "cumsum", "cumprod", "logsumexp", "amax", "amin", "unsqueeze_dims",
     "norm_backward", "var_backward", "prod_backward", "cumprod_backward", "spread_to_ties", "argmax", "argmin",

@@ -15,7 +15,7 @@ EXPORTS = (
     "diagonal_backward", "diag_embed", "diag", "broadcast_tensors", "broadcast_shapes",
 )
 TORCH = (
-    "reshape", "flatten", "t", "permute", "transpose", "unsqueeze", "squeeze", "select", "narrow", "unbind", "split",
+    "reshape", "flatten", "t", "permute", "transpose", "swapaxes", "swapdims", "unsqueeze", "squeeze", "select", "narrow", "unbind", "split",
     "chunk", "tensor_split", "flip", "roll", "tril", "triu", "movedim", "moveaxis", "broadcast_to", "tile",
     "unflatten", "ravel", "diagonal", "diag_embed", "diag", "broadcast_tensors", "broadcast_shapes",
 )

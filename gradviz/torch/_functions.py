@@ -14,6 +14,11 @@
     _fn_random     seeding, random factories and in-place fills
     _fn_distance   cdist
     _fn_einsum     einsum and baddbmm
+    _fn_activation selu, celu, rrelu, threshold, hardshrink, prelu (and nn.functional's other activations)
+    _fn_stats      std_mean / var_mean, aminmax, cummax, kthvalue, nanmedian, diff, cov, histc, kron, tensordot
+    _fn_rearrange  fliplr / rot90, hsplit..., take / put, repeat_interleave, combinations, vander, adjoint
+    _fn_tensor_info result_type / can_cast, get_device, dim_order, Tensor.new, apply_ / map_
+    _fn_numeric    inverse hyperbolics, copysign / nextafter / ldexp / frexp, fmax / fmin, gcd / lcm, bitwise ops
 
 Each family declares what it offers: ``EXPORTS`` (every function the engine reaches as
 ``F.<name>``), ``TORCH`` (those public as ``torch.<name>``) and ``METHODS`` (those that are
@@ -26,13 +31,15 @@ reads ``F`` at import time (nn, optim, linalg, special...).
 import builtins
 import functools
 
-from . import (_fn_complex, _fn_compare, _fn_creation, _fn_distance, _fn_einsum, _fn_index, _fn_inplace, _fn_join,
-               _fn_linalg, _fn_pointwise, _fn_random, _fn_reduce, _fn_shape)
+from . import (_fn_activation, _fn_complex, _fn_compare, _fn_creation, _fn_distance, _fn_einsum, _fn_index,
+               _fn_inplace, _fn_join, _fn_linalg, _fn_numeric, _fn_pointwise, _fn_random, _fn_rearrange,
+               _fn_reduce, _fn_shape, _fn_stats, _fn_tensor_info)
 from ._namespace import F
 from ._tensor import Tensor
 
 FAMILIES = (_fn_creation, _fn_pointwise, _fn_linalg, _fn_reduce, _fn_compare, _fn_shape, _fn_index, _fn_join,
-            _fn_inplace, _fn_complex, _fn_random, _fn_distance, _fn_einsum)
+            _fn_inplace, _fn_complex, _fn_random, _fn_distance, _fn_einsum, _fn_activation, _fn_numeric, _fn_stats,
+            _fn_rearrange, _fn_tensor_info)
 
 
 def build():
@@ -59,8 +66,10 @@ def _install_special_methods():
     Tensor.where = F.tensor_where  # x.where(condition, y): the condition comes second
     Tensor.real = property(F.real)
     Tensor.imag = property(F.imag)
-    Tensor.resolve_conj = Tensor.resolve_neg = lambda self: self  # conj() copies here: nothing is left to resolve
-    Tensor.is_conj = Tensor.is_neg = lambda self: False
+    Tensor.H = property(F.conj_transpose)
+    Tensor.mH = property(F.matrix_conj_transpose)
+    Tensor.resolve_conj, Tensor.resolve_neg = F.resolve_conj, F.resolve_neg  # conj() copies: nothing to resolve
+    Tensor.is_conj, Tensor.is_neg = F.is_conj, F.is_neg
     # The commutative operators are the functions themselves: one call less on the hottest path.
     Tensor.__add__ = Tensor.__radd__ = F.add
     Tensor.__mul__ = Tensor.__rmul__ = F.mul

@@ -10,6 +10,7 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from . import _kernels_conv as KC
 from ._kernels import erf_array
 
 
@@ -254,13 +255,6 @@ def softplus(x, beta, threshold):
     return np.where(x * beta > threshold, x, soft).astype(x.dtype, copy=False)
 
 
-def log_sigmoid(x):
-    """(log(sigmoid(x)), exp(-|x|)): min(x, 0) - log1p(exp(-|x|)), finite for large |x|, and the
-    buffer of exp(-|x|) PyTorch's node saves for its backward."""
-    buffer = np.exp(-np.abs(x))
-    return (np.minimum(x, 0) - np.log1p(buffer)).astype(x.dtype, copy=False), buffer.astype(x.dtype, copy=False)
-
-
 # ---------------------------------------------------------------------------------------
 # embedding
 def embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -294,6 +288,8 @@ def _conv_params_2d(x, stride, padding, dilation):
 
 
 def conv_nd(x, weight, bias, stride, padding, dilation, groups):
+    if x.ndim == 5:
+        return KC.conv(x, weight, bias, stride, padding, dilation, groups)
     s, p, d = _conv_params_2d(x, stride, padding, dilation)
     if x.ndim == 3:
         return conv2d(x[:, :, None], weight[:, :, None], bias, s, p, d, groups)[:, :, 0]
@@ -301,6 +297,8 @@ def conv_nd(x, weight, bias, stride, padding, dilation, groups):
 
 
 def conv_nd_input_grad(grad, weight, input_sizes, stride, padding, dilation, groups):
+    if grad.ndim == 5:
+        return KC.conv_input_grad(grad, weight, tuple(input_sizes[2:]), stride, padding, dilation, groups)
     s, p, d = _conv_params_2d(grad, stride, padding, dilation)
     if grad.ndim == 3:
         return conv2d_input_grad(grad[:, :, None], weight[:, :, None], (1, input_sizes[-1]), s, p, d, groups)[:, :, 0]
@@ -308,6 +306,8 @@ def conv_nd_input_grad(grad, weight, input_sizes, stride, padding, dilation, gro
 
 
 def conv_nd_weight_grad(x, grad, weight_sizes, stride, padding, dilation, groups):
+    if x.ndim == 5:
+        return KC.conv_weight_grad(x, grad, tuple(weight_sizes), stride, padding, dilation, groups)
     s, p, d = _conv_params_2d(x, stride, padding, dilation)
     if x.ndim == 3:
         o, cg, k = weight_sizes

@@ -136,7 +136,7 @@ adaptive_avg_pool2d_backward = Op(
 # Padding's gradient is the opposite padding (a crop), the same op again, as in PyTorch.
 constant_pad_nd = Op(
     "ConstantPadNdBackward0", lambda self, *, pad, value: KN.constant_pad(self, pad, value),
-    self=lambda grad, pad: _apply(constant_pad_nd, (grad,), pad=tuple(-p for p in pad), value=0.0), keeps=("value",))
+    self=lambda grad, pad: _apply(constant_pad_nd, (grad,), pad=tuple(-p for p in pad), value=0.0))
 
 # ---------------------------------------------------------------------------------------
 # embedding
@@ -465,16 +465,6 @@ softplus = Op("SoftplusBackward0",
               self=lambda grad, self, beta, threshold: F.where(self * beta > threshold, grad,
                                                                   grad * (self * beta).sigmoid()))
 
-def _log_sigmoid_grad(grads, self, buffer):
-    """d/dx log(sigmoid(x)) = sigmoid(-x). Naming ``buffer`` saves it, as PyTorch's node does;
-    the formula reads ``self`` so that it stays differentiable (the buffer is a constant)."""
-    return grads[0] * (-self).sigmoid()
-
-
-# ATen's log_sigmoid_forward returns the output and the buffer exp(-|x|) its backward reads.
-log_sigmoid = Op("LogSigmoidBackward0", lambda self: KN.log_sigmoid(self), multi_output=True,
-                 outputs=("output", "buffer"), self=_log_sigmoid_grad)
-
 hardtanh_backward = Op(
     "HardtanhBackwardBackward0",
     lambda grad_output, self, *, min_val, max_val: np.where((self > min_val) & (self < max_val), grad_output,
@@ -486,8 +476,7 @@ hardtanh = Op("HardtanhBackward0", lambda self, *, min_val, max_val: np.clip(sel
               self=lambda grad, self, min_val, max_val: _apply(hardtanh_backward, (grad, self), min_val=min_val,
                                                              max_val=max_val))
 
-elu = Op("EluBackward0", lambda self, *, alpha: np.where(self > 0, self, alpha * np.expm1(self)).astype(self.dtype),
-         self=lambda grad, self, alpha: F.where(self > 0, grad, grad * self.exp() * alpha))
+# elu (and selu, celu) live in _ops_nn_act with the rest of the ELU family.
 
 # ---------------------------------------------------------------------------------------
 # shape helpers PyTorch's composites use internally

@@ -192,32 +192,8 @@ def gelu(input, approximate="none"):
     return _apply(ops.gelu, (input,), approximate=approximate)
 
 
-def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _apply(ops.leaky_relu, (input,), negative_slope=negative_slope)
-
-
-def elu(input, alpha=1.0, inplace=False):
-    return _apply(ops.elu, (input,), alpha=alpha)
-
-
-def silu(input, inplace=False):
-    return _apply(ops.silu, (input,))
-
-
 def softplus(input, beta=1.0, threshold=20.0):
     return _apply(ops.softplus, (input,), beta=beta, threshold=threshold)
-
-
-def logsigmoid(input):
-    return _apply(ops.log_sigmoid, (input,))[0]
-
-
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return _apply(ops.hardtanh, (input,), min_val=min_val, max_val=max_val)
-
-
-def relu6(input, inplace=False):
-    return hardtanh(input, 0.0, 6.0)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -537,12 +513,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return input / denom
 
 
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    n1 = x1.norm(2, dim, keepdim=True).clamp(min=eps)
-    n2 = x2.norm(2, dim, keepdim=True).clamp(min=eps)
-    return ((x1 / n1) * (x2 / n2)).sum(dim)
-
-
 def unsafe_chunk(input, chunks, dim=0):
     """PyTorch's unsafe_chunk (used inside its RNN cells): one UnsafeSplitBackward0 node."""
     size = input.shape[dim]
@@ -550,13 +520,27 @@ def unsafe_chunk(input, chunks, dim=0):
     return _apply(ops.unsafe_split, (input,), split_size=split, dim=wrap_dim(dim, input.dim()))
 
 
-# attention, resizing, padding modes and group norm live in modules of their own
+# activations, attention, resizing, padding modes and group norm live in modules of their own
+from ._functional_activation import (  # noqa: E402,F401
+    celu, celu_, elu, elu_, glu, hardshrink, hardsigmoid, hardswish, hardtanh, hardtanh_, leaky_relu, leaky_relu_,
+    logsigmoid, mish, prelu, relu6, rrelu, rrelu_, selu, selu_, silu, softshrink, softsign, tanhshrink, threshold,
+    threshold_)
 from . import _functional_resize  # noqa: E402
 from ._functional_resize import (  # noqa: E402,F401
     group_norm, interpolate, upsample, upsample_bilinear, upsample_nearest)
+from ._functional_dropout import (  # noqa: E402,F401
+    alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout)
+from ._functional_pool_shuffle import (  # noqa: E402,F401
+    adaptive_avg_pool1d, avg_pool1d, channel_shuffle, cosine_similarity, max_pool1d_with_indices,
+    max_pool2d_with_indices, pairwise_distance, pixel_shuffle, pixel_unshuffle)
 from ._functional_attention import (  # noqa: E402,F401
     _canonical_mask, _in_projection, _in_projection_packed, _mha_shape_check, _none_or_dtype,
     multi_head_attention_forward, scaled_dot_product_attention)
+from ._functional_conv_more import conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d  # noqa: E402,F401,E501
+from ._functional_norms_more import instance_norm, rms_norm  # noqa: E402,F401
+from ._functional_losses_more import (  # noqa: E402,F401
+    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss,
+    multilabel_margin_loss, poisson_nll_loss, soft_margin_loss, triplet_margin_loss, triplet_margin_with_distance_loss)
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in ("np", "numbers", "warnings", "ops")]
 

@@ -25,7 +25,7 @@ import contextlib
 import weakref
 from collections import defaultdict
 
-from .. import _errors
+from .. import _errors, _errors_checkpoint
 from .._namespace import F
 from .._tensor import Tensor
 from ..autograd import engine
@@ -95,7 +95,7 @@ def detach_variable(inputs):
 
 def check_backward_validity(inputs):
     if not any(inp.requires_grad for inp in inputs if isinstance(inp, Tensor)):
-        _errors.warn_at_user(_errors.CHECKPOINT_NO_INPUT_GRAD_WARNING)
+        _errors.warn_at_user(_errors_checkpoint.CHECKPOINT_NO_INPUT_GRAD_WARNING)
 
 
 # ---------------------------------------------------------------------------------------
@@ -130,7 +130,7 @@ class CheckpointFunction(Function):
     @staticmethod
     def backward(ctx, *args):
         if not engine.is_checkpoint_valid():
-            raise _errors.checkpoint_reentrant_with_grad()
+            raise _errors_checkpoint.checkpoint_reentrant_with_grad()
         inputs = list(ctx.inputs)
         tensors = ctx.saved_tensors
         for i, idx in enumerate(ctx.tensor_indices):
@@ -152,7 +152,7 @@ class CheckpointFunction(Function):
                 outputs_with_grad.append(outputs[i])
                 args_with_grad.append(args[i])
         if not outputs_with_grad:
-            raise _errors.checkpoint_no_output_requires_grad()
+            raise _errors_checkpoint.checkpoint_no_output_requires_grad()
         _autograd_backward(outputs_with_grad, args_with_grad)
         grads = tuple(inp.grad if isinstance(inp, Tensor) else None for inp in detached_inputs)
         return (None, None) + grads
@@ -218,7 +218,7 @@ class _CheckpointFrame:
         if self.ignore_saved_mismatch:
             return
         if len(self.weak_holders) != self.recomp_counter[gid]:
-            raise _errors.checkpoint_count_mismatch(CheckpointError, len(self.weak_holders), self.recomp_counter[gid])
+            raise _errors_checkpoint.checkpoint_count_mismatch(CheckpointError, len(self.weak_holders), self.recomp_counter[gid])
         mismatched = ""
         for idx, weak_holder in enumerate(self.weak_holders):
             holder = weak_holder()
@@ -230,7 +230,7 @@ class _CheckpointFrame:
                 mismatched += (f"tensor at position {idx}:\nsaved metadata: {x_meta}\n"
                                f"recomputed metadata: {recomputed_meta}\n")
         if mismatched:
-            raise _errors.checkpoint_metadata_mismatch(CheckpointError, mismatched)
+            raise _errors_checkpoint.checkpoint_metadata_mismatch(CheckpointError, mismatched)
 
 
 def _saved_input(arg):
@@ -259,7 +259,7 @@ class _recomputation_hook(saved_tensors_hooks):
                 # A backward inside the checkpointed function itself, without early stop.
                 frame.ignore_saved_mismatch = True
                 return x
-            raise _errors.checkpoint_too_many_saved(CheckpointError)
+            raise _errors_checkpoint.checkpoint_too_many_saved(CheckpointError)
         holder = frame.weak_holders[recomp_idx]()
         if holder is not None:  # None: its node's saved tensors were freed already
             holder.handles[gid] = _Handle()
@@ -304,7 +304,7 @@ class _checkpoint_hook(saved_tensors_hooks):
             frame.is_recomputed[gid] = True
             frame.check_recomputed_tensors_match(gid)
         if holder.handles[gid] is None:
-            raise _errors.checkpoint_unpacked_twice(CheckpointError)
+            raise _errors_checkpoint.checkpoint_unpacked_twice(CheckpointError)
         ret = frame.recomputed[gid][holder.handles[gid]]
         holder.handles[gid] = None
         return ret
@@ -314,9 +314,9 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
                                   args, kwargs):
     debug = _checkpoint_debug_enabled if _checkpoint_debug_enabled is not None else debug
     if debug and context_fn is not noop_context_fn:
-        raise _errors.checkpoint_debug_with_context_fn()
+        raise _errors_checkpoint.checkpoint_debug_with_context_fn()
     if determinism_check not in _allowed_determinism_checks_to_fns:
-        raise _errors.checkpoint_determinism_check(list(_allowed_determinism_checks_to_fns), determinism_check)
+        raise _errors_checkpoint.checkpoint_determinism_check(list(_allowed_determinism_checks_to_fns), determinism_check)
     metadata_fn = _allowed_determinism_checks_to_fns[determinism_check]
     forward_context, recompute_context = context_fn()
     fwd_cpu_state = F.get_rng_state() if preserve_rng_state else None
@@ -338,7 +338,7 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
         ret = function(*args, **kwargs)
         completed = True
     if not completed:  # forward_context swallowed the function's exception
-        raise _errors.checkpoint_context_suppressed()
+        raise _errors_checkpoint.checkpoint_context_suppressed()
     frame.forward_completed = True
     return ret
 
@@ -350,14 +350,14 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
 def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
                determinism_check=_DEFAULT_DETERMINISM_MODE, debug=False, early_stop=True, **kwargs):
     if use_reentrant is None:
-        _errors.warn_at_user(_errors.CHECKPOINT_USE_REENTRANT_WARNING)
+        _errors.warn_at_user(_errors_checkpoint.CHECKPOINT_USE_REENTRANT_WARNING)
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs and use_reentrant:
-        raise _errors.checkpoint_unexpected_kwargs(kwargs)
+        raise _errors_checkpoint.checkpoint_unexpected_kwargs(kwargs)
     if use_reentrant:
         if context_fn is not noop_context_fn or debug is not False:
-            raise _errors.checkpoint_reentrant_options()
+            raise _errors_checkpoint.checkpoint_reentrant_options()
         return CheckpointFunction.apply(function, preserve, *args)
     return _checkpoint_without_reentrant(function, preserve, context_fn, determinism_check, debug, early_stop,
                                          args, kwargs)
@@ -365,11 +365,11 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
     if use_reentrant is None:
-        _errors.warn_at_user(_errors.CHECKPOINT_SEQUENTIAL_USE_REENTRANT_WARNING)
+        _errors.warn_at_user(_errors_checkpoint.CHECKPOINT_SEQUENTIAL_USE_REENTRANT_WARNING)
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
-        raise _errors.checkpoint_unexpected_kwargs(kwargs)
+        raise _errors_checkpoint.checkpoint_unexpected_kwargs(kwargs)
 
     def run_function(start, end, functions):
         def forward(input):

@@ -1,4 +1,4 @@
-"""Conv1d and Conv2d."""
+"""Conv1d and Conv2d (and the _ConvNd base that conv_more's 3-D and transposed ones share)."""
 import math
 
 from ..._namespace import F as _F
@@ -15,6 +15,7 @@ def _ntuple(value, n):
 
 class _ConvNd(Module):
     _n = 2
+    _transposed = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):
@@ -43,12 +44,13 @@ class _ConvNd(Module):
         self.stride = _ntuple(stride, n)
         self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
         self.dilation = _ntuple(dilation, n)
-        self.transposed = False
+        self.transposed = self._transposed
         self.output_padding = (0,) * n
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = Parameter(_F.empty((out_channels, in_channels // groups) + self.kernel_size, dtype=dtype,
-                                         device=device))
+        # a transposed convolution's weight maps its input channels to out_channels // groups
+        shape = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(_F.empty(shape + self.kernel_size, dtype=dtype, device=device))
         if bias:
             self.bias = Parameter(_F.empty(out_channels, dtype=dtype, device=device))
         else:

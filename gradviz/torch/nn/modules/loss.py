@@ -1,4 +1,6 @@
 """Loss modules: thin wrappers that keep reduction, weights and ignore_index."""
+import warnings
+
 from .. import functional as F
 from .module import Module, torch_module_name
 
@@ -6,9 +8,10 @@ from .module import Module, torch_module_name
 def _legacy_reduction(size_average, reduce):
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if size_average and reduce:
-        return "mean"
-    return "sum" if reduce else "none"
+    ret = "mean" if size_average and reduce else ("sum" if reduce else "none")
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                  stacklevel=3)
+    return ret
 
 
 class _Loss(Module):
