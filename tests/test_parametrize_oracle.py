@@ -211,6 +211,8 @@ def _spectral_run(lib, seed, kind, dim, iterations):
         m = lib.nn.Linear(5, 4)
     elif kind == "conv":
         m = lib.nn.Conv2d(2, 3, 3)
+    elif kind == "convt":
+        m = lib.nn.ConvTranspose2d(2, 3, 3)
     else:
         m = lib.nn.Module()
         m.register_parameter("weight", lib.nn.Parameter(lib.randn(6)))
@@ -230,7 +232,7 @@ def _spectral_run(lib, seed, kind, dim, iterations):
 
 
 @pytest.mark.parametrize("kind,dim", [("linear", None), ("linear", 1), ("conv", None), ("conv", 2), ("conv", -1),
-                                      ("vector", None)])
+                                      ("convt", None), ("vector", None)])
 @pytest.mark.parametrize("iterations", [1, 3])
 @pytest.mark.parametrize("seed", range(2))
 def test_spectral_norm_parametrization(torch, seed, kind, dim, iterations):

@@ -1,8 +1,7 @@
 """The nodes torch.nn.utils.parametrizations records that the engine's op table does not
-have yet: ``_weight_norm_interface`` (WeightNormInterfaceBackward0), ``vdot``
-(VdotBackward0), ``linalg.matrix_exp`` (LinalgMatrixExpBackward0) and ``linalg.solve``
-(LinalgSolveExBackward0). They are declared here, once, until torch.vdot and torch.linalg
-give them their public homes; the formulas are derivatives.yaml's, written in engine
+have yet: ``_weight_norm_interface`` (WeightNormInterfaceBackward0), ``linalg.matrix_exp``
+(LinalgMatrixExpBackward0) and ``linalg.solve`` (LinalgSolveExBackward0). They are
+declared here, once, until torch.linalg gives the last two their public home; the formulas are derivatives.yaml's, written in engine
 functions so that they differentiate again.
 
 Deviations: LinalgSolveExBackward0 keeps ``A`` and ``result`` (PyTorch keeps the LU
@@ -91,9 +90,6 @@ weight_norm_interface = Op(
     "WeightNormInterfaceBackward0", _weight_norm_forward, multi_output=True,
     v=lambda grads, v, g, dim, result1: weight_norm_backward(grads, v, g, dim, result1)[0],
     g=lambda grads, v, g, dim, result1: weight_norm_backward(grads, v, g, dim, result1)[1])
-vdot_op = Op("VdotBackward0", lambda self, other: np.asarray(np.vdot(self, other)),
-             self=lambda grad, other: F.conj(grad) * other,
-             other=lambda grad, self: grad * self)
 matrix_exp_op = Op("LinalgMatrixExpBackward0", lambda self: matrix_exp_array(self), self=matrix_exp_backward)
 solve_op = Op("LinalgSolveExBackward0", lambda A, B: np.linalg.solve(A, B).astype(np.result_type(A, B)),
               A=solve_grad_A, B=solve_grad_B)
@@ -105,10 +101,6 @@ def weight_norm(v, g, dim=0):
     if dim == 0 or dim == v.dim() - 1:
         return apply(weight_norm_interface, (v, g), {"dim": dim})[0]
     return v * (g / norm_except_dim(v, 2, dim))
-
-
-def vdot(input, other):
-    return apply(vdot_op, (input, other), {})
 
 
 def matrix_exp(A):

@@ -16,15 +16,15 @@ from ..._tensor import Tensor
 from ..._type_info import finfo
 from ...autograd.grad_mode import no_grad
 from .. import functional as F_nn
+from ..modules.conv_more import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module, torch_module_name
 from . import parametrize
-from ._parametrization_ops import matrix_exp, solve, vdot, weight_norm as _weight_norm
+from ._parametrization_ops import matrix_exp, solve, weight_norm as _weight_norm
 from .weight_norm import norm_except_dim
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 PUBLIC_MODULE = "torch.nn.utils.parametrizations"
-_CONV_TRANSPOSED = ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d")
 
 
 def _adjoint(t):
@@ -216,7 +216,7 @@ class _SpectralNorm(Module):
         # clones: a later forward's power iteration must not change what this one's backward reads
         u = self._u.clone(memory_format="contiguous")
         v = self._v.clone(memory_format="contiguous")
-        sigma = vdot(u, F.mv(weight_mat, v))
+        sigma = F.vdot(u, F.mv(weight_mat, v))
         return weight / sigma
 
     def right_inverse(self, value):
@@ -228,9 +228,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     if not isinstance(weight, Tensor):
         raise E.no_tensor_named(module, name)
     if dim is None:
-        # isinstance of nn.ConvTranspose1d/2d/3d, by name: the engine may not define them all
-        transposed = any(c.__name__ in _CONV_TRANSPOSED for c in type(module).__mro__)
-        dim = 1 if transposed else 0
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
 
