@@ -82,8 +82,7 @@ MISSING = {
         "has_torch_function_variadic linear_cross_entropy local_response_norm multilabel_soft_margin_loss "
         "native_channel_shuffle pdist scaled_grouped_mm scaled_mm unfold ").split()),
     'torch.nn.init': frozenset((" ").split()),
-    'torch.nn.utils': frozenset(("convert_conv2d_weight_memory_format convert_conv3d_weight_memory_format parametrizations parametrize "
-        "stateless ").split()),
+    'torch.nn.utils': frozenset(("convert_conv2d_weight_memory_format convert_conv3d_weight_memory_format ").split()),
     'torch.optim': frozenset(("Muon swap_in_optimizer_params_and_state ").split()),
     'torch.optim.lr_scheduler': frozenset((" ").split()),
     'torch.linalg': frozenset(("householder_product ldl_factor ldl_factor_ex ldl_solve ").split()),

@@ -350,7 +350,22 @@ class Module:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         return destination
 
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """``hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` (the module first, ``with_module``), run before this module loads its
+        part of a state_dict, which it may rewrite (parametrizations.weight_norm renames
+        old checkpoints' keys so). The engine keeps no metadata: local_metadata is {}."""
+        hooks = self.__dict__.setdefault("_load_state_dict_pre_hooks", OrderedDict())
+        if with_module:
+            module, plain = self, hook
+
+            def hook(*args):
+                return plain(module, *args)
+        return add_hook(hooks, hook)
+
     def _load_from_state_dict(self, state_dict, prefix, strict, missing_keys, unexpected_keys, error_msgs, assign):
+        for hook in self.__dict__.get("_load_state_dict_pre_hooks", {}).values():
+            hook(state_dict, prefix, {}, strict, missing_keys, unexpected_keys, error_msgs)
         persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in list(self._parameters.items()) + list(persistent.items()) if v is not None}
         for name, param in local_state.items():

@@ -1,6 +1,6 @@
 """torch.nn.utils: gradient clipping and norms, parameter/vector conversion, the hook-based
-weight and spectral norms, BatchNorm fusion, skip_init and packed sequences (rnn)."""
-from . import rnn  # noqa: F401
+weight and spectral norms, parametrizations (parametrize, parametrizations), stateless, BatchNorm fusion, skip_init and packed sequences (rnn)."""
+from . import parametrizations, parametrize, rnn, stateless  # noqa: F401
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,  # noqa: F401
                         get_total_norm)
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
