@@ -19,7 +19,7 @@ from .. import functional as F_nn
 from ..modules.conv_more import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module, torch_module_name
 from . import parametrize
-from ._parametrization_ops import matrix_exp, solve, weight_norm as _weight_norm
+from ._parametrization_ops import weight_norm as _weight_norm
 from .weight_norm import norm_except_dim
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
@@ -79,10 +79,10 @@ class _Orthogonal(Module):
             X = F.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
         A = X - _adjoint(X)  # skew-symmetric (skew-Hermitian)
         if self.orthogonal_map == _OrthMaps.matrix_exp:
-            Q = matrix_exp(A)
+            Q = F.linalg_matrix_exp(A)
         else:  # the Cayley retraction (I + A/2)(I - A/2)^{-1}
             identity = F.eye(n, dtype=A.dtype)
-            Q = solve(F.add(identity, A, alpha=-0.5), F.add(identity, A, alpha=0.5))
+            Q = F.linalg_solve(F.add(identity, A, alpha=-0.5), F.add(identity, A, alpha=0.5))
         if n != k:
             Q = Q[..., :k]
         if hasattr(self, "base"):
