@@ -14,6 +14,7 @@
     _fn_random     seeding, random factories and in-place fills
     _fn_distance   cdist
     _fn_einsum     einsum and baddbmm
+    _fn_special    torch.special's functions and their torch.* twins (erfc, i0, sinc, mvlgamma...)
 
 Each family declares what it offers: ``EXPORTS`` (every function the engine reaches as
 ``F.<name>``), ``TORCH`` (those public as ``torch.<name>``) and ``METHODS`` (those that are
@@ -27,12 +28,12 @@ import builtins
 import functools
 
 from . import (_fn_complex, _fn_compare, _fn_creation, _fn_distance, _fn_einsum, _fn_index, _fn_inplace, _fn_join,
-               _fn_linalg, _fn_pointwise, _fn_random, _fn_reduce, _fn_shape)
+               _fn_linalg, _fn_pointwise, _fn_random, _fn_reduce, _fn_shape, _fn_special)
 from ._namespace import F
 from ._tensor import Tensor
 
 FAMILIES = (_fn_creation, _fn_pointwise, _fn_linalg, _fn_reduce, _fn_compare, _fn_shape, _fn_index, _fn_join,
-            _fn_inplace, _fn_complex, _fn_random, _fn_distance, _fn_einsum)
+            _fn_inplace, _fn_complex, _fn_random, _fn_distance, _fn_einsum, _fn_special)
 
 
 def build():
