@@ -9,4 +9,4 @@ def mvlgamma_order(p):
 
 def round_integer_input(type_name):
     """special.round on an integer tensor: it passes decimals, which integer kernels lack."""
-    return RuntimeError(f"\"round_vml_cpu\" not implemented for '{type_name}'")
+    return NotImplementedError(f"\"round_vml_cpu\" not implemented for '{type_name}'")

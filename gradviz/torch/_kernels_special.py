@@ -279,15 +279,17 @@ def _erfcx_double(x):
         return _erfcx_scalar(x)
     if x < -26.7:
         return math.inf
+    growth = 2 * math.exp(x * x) if x * x < 709.78 else math.inf  # C's exp overflows to inf
     if x < -6.1:
-        return 2 * math.exp(x * x)
-    return 2 * math.exp(x * x) - _erfcx_scalar(-x)
+        return growth
+    return growth - _erfcx_scalar(-x)
 
 
 def erfcx_array(x):
     """special.erfcx: exp(x^2) erfc(x), computed in double and rounded to the dtype."""
     x = _floating(x)
-    return _elementwise(_erfcx_double, x.dtype, x)
+    with np.errstate(over="ignore"):  # float32's overflow to inf, as ATen's
+        return _elementwise(_erfcx_double, x.dtype, x)
 
 
 def _polevl(z, table):
