@@ -1409,6 +1409,7 @@ def _add_special_cases(C):
     C("xlog1py", lambda T, x, y: T.special.xlog1py(x, y), _x(3, 4), _x(3, 4, kind="p"), **g)
     C("xlog1py_scalar_self", lambda T, y: T.special.xlog1py(2.0, y), _x(3, 4, kind="p"), **g)
     C("xlog1py_scalar_other", lambda T, x: T.special.xlog1py(x, 0.5), _x(3, 4), **g)
+    C("polygamma_", lambda T, x: (x * 1.0).polygamma_(1), _x(3, 4, kind="p"), double=False, **g)
 
 
 def _add_coverage_cases(C):

@@ -111,7 +111,7 @@ def exp2_(self):
 
 
 def polygamma_(self, n):
-    return _inplace(_ops.polygamma, self, (self,), {"n": _int(n)})
+    return _inplace(_ops_special.polygamma_inplace, self, (self,), {"n": _int(n)})
 
 
 def special_xlog1py(input, other, *, out=None):

@@ -72,3 +72,6 @@ xlog1py_scalar_other = Op("SpecialXlog1PyBackward2",
                           lambda self, *, other, dtype: KS.xlog1py_array(self, other, dtype=dtype),
                           self=lambda grad, self, other: F.special_xlog1py(grad, other) if other > -1.0
                           else F.special_xlog1py(grad, other).masked_fill(self == 0., 0.))
+# Tensor.polygamma_(n): ATen's in-place overload, a node of its own name
+polygamma_inplace = Op("PolygammaBackward1", lambda self, *, n: KS.polygamma_array(n, self),
+                       self=lambda grad, n, self: grad * F.polygamma(n + 1, self))
