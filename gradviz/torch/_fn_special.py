@@ -25,7 +25,15 @@ EXPORTS = (
     "erfc", "erfc_", "sinc", "sinc_", "i0", "i0_", "mvlgamma", "mvlgamma_", "xlogy_", "logit_", "exp2_", "polygamma_",
     "special_erfcx", "special_ndtr", "special_ndtri", "special_log_ndtr", "special_entr", "special_i0e", "special_i1",
     "special_i1e", "special_xlog1py", "special_round", "special_logsumexp",
-    *("special_" + name for name in _BESSEL + _POLYNOMIALS),
+    "special_bessel_j0", "special_bessel_j1", "special_bessel_y0", "special_bessel_y1",
+    "special_modified_bessel_i0", "special_modified_bessel_i1", "special_modified_bessel_k0",
+    "special_modified_bessel_k1", "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+    "special_spherical_bessel_j0", "special_airy_ai", "special_chebyshev_polynomial_t",
+    "special_chebyshev_polynomial_u", "special_chebyshev_polynomial_v", "special_chebyshev_polynomial_w",
+    "special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_u",
+    "special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_w",
+    "special_hermite_polynomial_h", "special_hermite_polynomial_he", "special_laguerre_polynomial_l",
+    "special_legendre_polynomial_p",
 )
 TORCH = ("erfc", "erfc_", "sinc", "sinc_", "i0", "i0_", "mvlgamma", "xlogy_", "logit_", "exp2_")
 METHODS = ("erfc", "erfc_", "sinc", "sinc_", "i0", "i0_", "mvlgamma", "mvlgamma_", "xlogy_", "logit_", "exp2_",
