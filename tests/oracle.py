@@ -1400,7 +1400,8 @@ def _view_then_change_base(base):
 def _add_special_cases(C):
     """torch.special's differentiable ops (and their torch.* / Tensor twins)."""
     g = dict(group="special")
-    for name, kind in (("erfc", "n"), ("erfcx", "n"), ("ndtri", "u"), ("log_ndtr", "n"), ("entr", "p"), ("i0e", "n"),
+    C("special_ndtri", lambda T, x: T.special.ndtri(x), _x(3, 4, value=[[0.05, 0.3, 0.6, 0.95]] * 3), **g)
+    for name, kind in (("erfc", "n"), ("erfcx", "n"), ("log_ndtr", "n"), ("entr", "p"), ("i0e", "n"),
                        ("i1", "n"), ("i1e", "n"), ("ndtr", "n")):
         C("special_" + name, (lambda n: lambda T, x: getattr(T.special, n)(x))(name), _x(3, 4, kind=kind), **g)
     C("i0", lambda T, x: x.i0(), _x(3, 4), **g)
