@@ -1397,6 +1397,22 @@ def _view_then_change_base(base):
     return view
 
 
+def _add_special_cases(C):
+    """torch.special's differentiable ops (and their torch.* / Tensor twins)."""
+    g = dict(group="special")
+    C("special_ndtri", lambda T, x: T.special.ndtri(x), _x(3, 4, value=[[0.05, 0.3, 0.6, 0.95]] * 3), **g)
+    for name, kind in (("erfc", "n"), ("erfcx", "n"), ("log_ndtr", "n"), ("entr", "p"), ("i0e", "n"),
+                       ("i1", "n"), ("i1e", "n"), ("ndtr", "n")):
+        C("special_" + name, (lambda n: lambda T, x: getattr(T.special, n)(x))(name), _x(3, 4, kind=kind), **g)
+    C("i0", lambda T, x: x.i0(), _x(3, 4), **g)
+    C("sinc", lambda T, x: T.sinc(x), _x(3, 4, kind="nz"), **g)
+    C("mvlgamma", lambda T, x: T.mvlgamma(x + 2.0, 3), _x(3, 4, kind="p"), double=False, **g)
+    C("xlog1py", lambda T, x, y: T.special.xlog1py(x, y), _x(3, 4), _x(3, 4, kind="p"), **g)
+    C("xlog1py_scalar_self", lambda T, y: T.special.xlog1py(2.0, y), _x(3, 4, kind="p"), **g)
+    C("xlog1py_scalar_other", lambda T, x: T.special.xlog1py(x, 0.5), _x(3, 4), **g)
+    C("polygamma_", lambda T, x: (x * 1.0).polygamma_(1), _x(3, 4, kind="p"), double=False, **g)
+
+
 def _add_coverage_cases(C):
     """Ops that had no case until test_op_coverage.py asked for one."""
     g = dict(group="coverage")
@@ -1416,6 +1432,7 @@ def _add_coverage_cases(C):
       double=False, **g)
     C("zeta_scalar_self", lambda T, q: T.special.zeta(3.0, q), _x(3, kind="p"), double=False, **g)
     C("zeta_scalar_other", lambda T, x: T.special.zeta(x, 2.0), _x(3, value=[2.5, 3.0, 4.5]), grad=False, **g)
+    _add_special_cases(C)
     C("logaddexp", lambda T, x, y: T.logaddexp(x, y), _x(3, 4), _x(3, 4), **g)
     C("xlogy", lambda T, x, y: T.xlogy(x, y), _x(3, 4), _x(3, 4, kind="p"), **g)
     C("hypot", lambda T, x, y: T.hypot(x, y), _x(3, 4, kind="nz"), _x(3, 4, kind="nz"), **g)

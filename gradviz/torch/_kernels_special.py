@@ -5,7 +5,8 @@ import math
 
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _libm
+from . import _kernels_bessel_tables as BT
 from ._kernels import erf_array
 
 _MACHEP = 1.11022302462515654042e-16
@@ -231,3 +232,143 @@ def erfinv_array(y):
             x = x - (erf_array(x) - y) / (two_over_sqrt_pi * np.exp(-x * x))
     x = np.where(y_abs == 1, np.copysign(t(np.inf), y), x)
     return np.where(y_abs > 1, t(np.nan), x).astype(y.dtype, copy=False)
+
+
+# ----- the error function's relatives: erfc, erfcx, ndtri, log_ndtr --------------------------
+def _floating(x):
+    x = np.asarray(x)
+    return x if x.dtype.kind in "fc" else x.astype(_dtypes.DEFAULTS.float_dtype.np)
+
+
+def erfc_array(x):
+    """erfc by the C library's double erfc, rounded to the dtype (ATen's float32 kernel is
+    SLEEF's vectorised erfcf, which may differ from this by an ulp)."""
+    x = _floating(x)
+    return np.vectorize(math.erfc, otypes=[np.float64])(x).astype(x.dtype) if x.size else x.copy()
+
+
+_INV_SQRT_PI = 0.56418958354775628694807945156
+
+
+def _erfcx_scalar(x):
+    """exp(x^2) erfc(x) for x >= 0 in double. ATen evaluates Johnson's Chebyshev tables below
+    50; here exp(x^2) is taken with x^2 split into two exact parts, times the C library's
+    erfc, below 10, and beyond it the continued fraction of erfc, both within a few ulp."""
+    if x > 50.0:  # ATen's own forms from here on
+        if x > 5e7:
+            return _INV_SQRT_PI / x
+        return _INV_SQRT_PI * ((x * x) * (x * x + 4.5) + 2) / (x * ((x * x) * (x * x + 5) + 3.75))
+    if x < 10.0:
+        square = x * x
+        split = x * 134217729.0
+        high = split - (split - x)
+        low = x - high
+        square_low = ((high * high - square) + 2.0 * high * low) + low * low  # x*x - square, exactly
+        return math.exp(square) * math.erfc(x) * (1.0 + square_low)
+    # erfcx(x) = 1/sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...)))), from the bottom up
+    tail = x
+    for k in range(60, 0, -1):
+        tail = x + (k / 2.0) / tail
+    return _INV_SQRT_PI / tail
+
+
+def _erfcx_double(x):
+    if math.isnan(x):
+        return x
+    if x >= 0:
+        return _erfcx_scalar(x)
+    if x < -26.7:
+        return math.inf
+    growth = 2 * math.exp(x * x) if x * x < 709.78 else math.inf  # C's exp overflows to inf
+    if x < -6.1:
+        return growth
+    return growth - _erfcx_scalar(-x)
+
+
+def erfcx_array(x):
+    """special.erfcx: exp(x^2) erfc(x), computed in double and rounded to the dtype."""
+    x = _floating(x)
+    with np.errstate(over="ignore"):  # float32's overflow to inf, as ATen's
+        return _elementwise(_erfcx_double, x.dtype, x)
+
+
+def _polevl(z, table):
+    r = np.zeros_like(z)
+    for c in table:
+        r = _libm.fused_multiply_add32(r, z, c) if z.dtype == np.float32 else _libm.fused_multiply_add(r, z, c)
+    return r
+
+
+def ndtri_array(y0):
+    """special.ndtri (Cephes' ndtri as ATen's calc_ndtri, in the dtype): the central rational
+    form between exp(-2) and 1 - exp(-2), the tail forms in sqrt(-2 log y) beyond."""
+    y0 = _floating(y0)
+    t = y0.dtype.type
+    tables = {name: [t(v) for v in getattr(BT, "NDTRI_" + name)] for name in ("P0", "Q0", "P1", "Q1", "P2", "Q2")}
+    with np.errstate(all="ignore"):
+        upper = y0 > t(1.0) - t(0.13533528323661269189)
+        y = np.where(upper, t(1.0) - y0, y0)
+        centred = y - t(0.5)
+        y2 = centred * centred
+        central = (centred + centred * (y2 * _polevl(y2, tables["P0"]) / _polevl(y2, tables["Q0"]))) * t(
+            2.50662827463100050242E0)
+        x = np.sqrt(t(-2.0) * np.log(y))
+        x0 = x - np.log(x) / x
+        z = t(1.0) / x
+        x1 = np.where(x < t(8.0), z * _polevl(z, tables["P1"]) / _polevl(z, tables["Q1"]),
+                      z * _polevl(z, tables["P2"]) / _polevl(z, tables["Q2"]))
+        tail = x0 - x1
+        tail = np.where(upper, tail, -tail)
+        out = np.where(y > t(0.13533528323661269189), central, tail)
+        out = np.where(y0 == 0, -np.inf, np.where(y0 == 1, np.inf, out))
+        return np.asarray(np.where((y0 < 0) | (y0 > 1), np.nan, out), dtype=y0.dtype)
+
+
+def log_ndtr_array(x):
+    """log of the normal CDF: log(erfcx(-t) / 2) - t^2 below -1, log1p(-erfc(t) / 2) above,
+    with t = x / sqrt(2), as ATen's calc_log_ndtr (SciPy's)."""
+    x = _floating(x)
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        half = x * t(0.70710678118654752440)
+        low = np.log(erfcx_array(-half) / t(2)) - half * half
+        high = np.log1p(-erfc_array(half) / t(2))
+        return np.asarray(np.where(x < t(-1.0), low, high), dtype=x.dtype)
+
+
+# ----- sinc, entr, xlog1py, mvlgamma ---------------------------------------------------------
+def sinc_array(x):
+    """sin(pi x) / (pi x), 1 at 0; pi x in the dtype, as ATen's kernel (opmath of float is float)."""
+    x = _floating(x)
+    t = x.dtype.type
+    with np.errstate(all="ignore"):
+        product = t(math.pi) * x
+        return np.asarray(np.where(x == 0, t(1.0), np.sin(product) / product), dtype=x.dtype)
+
+
+def entr_array(x):
+    """-x log x for x > 0, 0 at 0, -inf below, NaN kept."""
+    x = _floating(x)
+    with np.errstate(all="ignore"):
+        out = np.where(x > 0, -x * np.log(x), np.where(x == 0, x.dtype.type(0), -np.inf))
+        return np.asarray(np.where(np.isnan(x), x, out), dtype=x.dtype)
+
+
+def xlog1py_array(x, y, *, dtype):
+    """x log1p(y), 0 where x is 0 and y is not NaN, NaN where y is NaN."""
+    x, y = np.asarray(x, dtype=dtype), np.asarray(y, dtype=dtype)
+    with np.errstate(all="ignore"):
+        out = x * np.log1p(y)
+    out = np.where((x == 0) & ~np.isnan(y), dtype.type(0), out)
+    return np.asarray(np.where(np.isnan(y), np.asarray(np.nan, dtype=dtype), out), dtype=dtype)
+
+
+def mvlgamma_array(x, p):
+    """The multivariate log-gamma: sum over j < p of lgamma(x - j/2), plus p(p-1)/4 log(pi),
+    in ATen's order (the arguments from the most negative shift up, the constant added last)."""
+    x = _floating(x)
+    shifts = np.arange(-p / 2.0 + 0.5, 0.5, 0.5).astype(x.dtype)
+    total = lgamma_array(x + shifts[0])
+    for shift in shifts[1:]:
+        total = total + lgamma_array(x + shift)
+    return np.asarray(total + x.dtype.type(p * (p - 1) * math.log(math.pi) / 4), dtype=x.dtype)
