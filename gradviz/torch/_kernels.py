@@ -131,12 +131,27 @@ def tanh_backward_array(grad_output, output):
     return (np.asarray(grad_output, np.float32) * wide).astype(output.dtype)
 
 
+_BELOW_FLOAT32 = np.uint64((1 << 29) - 1)  # a float64's mantissa bits that float32 drops
+_HALF_FLOAT32 = np.uint64(1 << 28)
+
+
 def _one_minus_square(y):
     """1 - y * y rounded once (the FMA), in y's dtype, float32 or float64."""
     flat = y.reshape(-1)  # (the FMA helpers index their halfway cases: at least 1-D)
     if y.dtype == np.float64:
         return fused_multiply_add(-flat, flat, 1.0).reshape(y.shape)
-    return fused_multiply_add32(-flat, flat, np.float32(1)).reshape(y.shape)
+    # float32, the hot case (every tanh backward). In float64 the product is exact, and so is
+    # 1 - y*y while |y| >= 1/8 (y*y's last bit is at least 2**-53 then): rounding it to
+    # float32 is the FMA's one rounding. Below 1/8 the float64 difference may round, and
+    # rounding that again can go wrong only where it lands exactly halfway between two
+    # floats: only then the careful helper. (Few numpy calls: a tanh backward runs per op.)
+    wide = y.astype(np.float64)
+    np.multiply(wide, wide, out=wide)
+    small = wide.min() < 0.015625 if wide.size else False
+    np.subtract(1.0, wide, out=wide)
+    if small and ((wide.view(np.uint64) & _BELOW_FLOAT32) == _HALF_FLOAT32).any():
+        return fused_multiply_add32(-flat, flat, np.float32(1)).reshape(y.shape)
+    return wide.astype(np.float32)
 
 
 def sigmoid_backward_array(grad_output, output):
