@@ -35,6 +35,8 @@ def obeys_layout_contract(grad, variable):
     """utils::obeys_layout_contract: the gradient's strides are the variable's wherever a
     dim has more than one element (and no size-1 dim is a broadcast, stride 0); for a
     variable that is not dense, the gradient is row-major contiguous."""
+    if grad.strides == variable.strides and variable.flags.c_contiguous and 0 not in grad.strides:
+        return True  # the common case, without the walk: a row-major parameter, a row-major gradient
     variable_strides = element_strides(variable)
     if not non_overlapping_and_dense(variable.shape, variable_strides):
         return grad.flags.c_contiguous
@@ -58,6 +60,13 @@ def stored_grad(grad, variable):
     PyTorch takes the incoming gradient itself when it obeys the contract (so its strides
     stay), and otherwise copies it into the variable's layout; with the layout policy relaxed
     (enforce_grad_layout_policy(False)) it keeps the gradient's own layout, as a stolen one."""
+    if variable.flags.c_contiguous and 0 not in variable.strides and (
+            grad.strides == variable.strides or 0 in grad.strides):
+        # The common cases, without the walks: a row-major parameter and a gradient either laid
+        # out as it is (it obeys) or broadcast (a stride 0: it does not); both end row-major.
+        out = np.array(grad, order="C")
+        if out.strides == variable.strides:
+            return out
     if not policies.SWITCHES.grad_layout_enforced or obeys_layout_contract(grad, variable):
         out = _empty_strided(grad.shape, element_strides(grad), grad.dtype)
     else:
