@@ -30,7 +30,9 @@ class MaxPool2d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool2d(Module):
+class _AvgPoolNd(Module):
+    """What the average poolings share: their options and repr (PyTorch's _AvgPoolNd)."""
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
         super().__init__()
@@ -44,12 +46,14 @@ class AvgPool2d(Module):
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
+
+class AvgPool2d(_AvgPoolNd):
     def forward(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
 
-class AdaptiveAvgPool2d(Module):
+class _AdaptiveAvgPoolNd(Module):
     def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
@@ -57,6 +61,8 @@ class AdaptiveAvgPool2d(Module):
     def extra_repr(self):
         return f"output_size={self.output_size}"
 
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
 

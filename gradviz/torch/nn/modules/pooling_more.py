@@ -2,6 +2,7 @@
 runs them), in PyTorch's torch.nn.modules.pooling."""
 from .. import functional as F
 from .module import Module, torch_module_name
+from .pooling import _AdaptiveAvgPoolNd
 
 
 def _single(value):
@@ -25,16 +26,9 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class AdaptiveAvgPool1d(Module):
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
 
 
 torch_module_name(globals(), "torch.nn.modules.pooling")

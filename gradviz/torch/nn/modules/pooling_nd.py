@@ -2,7 +2,7 @@
 MaxUnpool1d/2d/3d, in PyTorch's torch.nn.modules.pooling (attributes and reprs as its)."""
 from .. import functional as F
 from .module import Module, torch_module_name
-from .pooling import _MaxPoolNd
+from .pooling import _AdaptiveAvgPoolNd, _AvgPoolNd, _MaxPoolNd
 
 
 def _ntuple(value, n):
@@ -15,33 +15,13 @@ class MaxPool3d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool3d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-                 divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
+class AvgPool3d(_AvgPoolNd):
     def forward(self, input):
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
 
-class AdaptiveAvgPool3d(Module):
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
-
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     def forward(self, input):
         return F.adaptive_avg_pool3d(input, self.output_size)
 
