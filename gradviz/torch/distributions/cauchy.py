@@ -6,7 +6,7 @@ from .._namespace import F
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import NUMBER_TYPES, broadcast_all
+from .utils import broadcast_all, expand_parameters, two_parameter_batch_shape
 
 __all__ = ["Cauchy"]
 
@@ -20,20 +20,10 @@ class Cauchy(Distribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, NUMBER_TYPES) and isinstance(scale, NUMBER_TYPES):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(two_parameter_batch_shape(loc, scale, self.loc), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Cauchy, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Cauchy, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_parameters(self, Cauchy, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self):

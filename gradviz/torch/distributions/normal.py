@@ -7,7 +7,7 @@ from .._tensor import Size
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import NUMBER_TYPES, broadcast_all, standard_normal
+from .utils import NUMBER_TYPES, broadcast_all, expand_parameters, standard_normal, two_parameter_batch_shape
 
 __all__ = ["Normal"]
 
@@ -38,20 +38,10 @@ class Normal(ExponentialFamily):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, NUMBER_TYPES) and isinstance(scale, NUMBER_TYPES):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(two_parameter_batch_shape(loc, scale, self.loc), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Normal, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_parameters(self, Normal, batch_shape, _instance, ("loc", "scale"))
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

@@ -1,7 +1,6 @@
 """torch.distributions.Pareto and Weibull: Exponential draws pushed through exp / a power and a
 scaling, TransformedDistributions as in PyTorch 2.13."""
 from .._namespace import F
-from .._tensor import Size
 from . import constraints
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution

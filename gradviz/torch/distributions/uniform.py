@@ -6,7 +6,7 @@ from .._namespace import F
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import NUMBER_TYPES, broadcast_all
+from .utils import broadcast_all, expand_parameters, two_parameter_batch_shape
 
 __all__ = ["Uniform"]
 
@@ -38,20 +38,10 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, NUMBER_TYPES) and isinstance(high, NUMBER_TYPES):
-            batch_shape = Size()
-        else:
-            batch_shape = self.low.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(two_parameter_batch_shape(low, high, self.low), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = Size(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        super(Uniform, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_parameters(self, Uniform, batch_shape, _instance, ("low", "high"))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):

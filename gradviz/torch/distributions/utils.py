@@ -5,7 +5,7 @@ import functools
 
 from .. import _dtypes, _errors_func as E
 from .._namespace import F
-from .._tensor import Tensor
+from .._tensor import Size, Tensor
 from .._type_info import finfo
 from ..autograd.grad_mode import enable_grad
 from ..nn import functional as nn_functional
@@ -29,6 +29,26 @@ def broadcast_all(*values):
         dtype = next((v.dtype for v in values if isinstance(v, Tensor)), _dtypes.DEFAULTS.float_dtype)
         values = [v if isinstance(v, Tensor) else F.tensor(v, dtype=dtype) for v in values]
     return F.broadcast_tensors(*values)
+
+
+def two_parameter_batch_shape(first, second, broadcast):
+    """The batch shape of a distribution of two parameters (loc and scale, low and high):
+    none for two Python numbers, else the broadcast parameters' shape (PyTorch's rule)."""
+    if isinstance(first, NUMBER_TYPES) and isinstance(second, NUMBER_TYPES):
+        return Size()
+    return broadcast.size()
+
+
+def expand_parameters(dist, cls, batch_shape, _instance, names):
+    """``cls.expand``: a new instance (or ``_instance``) whose parameters ``names`` are the
+    originals expanded to ``batch_shape``, validated as the original was."""
+    new = dist._get_checked_instance(cls, _instance)
+    batch_shape = Size(batch_shape)
+    for name in names:
+        setattr(new, name, getattr(dist, name).expand(batch_shape))
+    super(cls, new).__init__(batch_shape, validate_args=False)
+    new._validate_args = dist._validate_args
+    return new
 
 
 def standard_normal(shape, dtype):
