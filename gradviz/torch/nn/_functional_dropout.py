@@ -45,18 +45,21 @@ def feature_dropout(input, p, train, inplace=False):
     return _dropout_impl(input, p, train, inplace, True, False)
 
 
+def _channel_dropout(input, batched, p, training, inplace):
+    """Channel dropout, an unbatched input given a batch dim of one for the draw (as ATen)."""
+    if batched:
+        return _dropout_impl(input, p, training, inplace, True, False)
+    input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _dropout_impl(input, p, training, inplace, True, False)
+    return result.squeeze_(0) if inplace else result.squeeze(0)
+
+
 def dropout1d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     ndim = input.dim()
     if ndim not in (2, 3):
         raise _errors_nn.dropout1d_rank(ndim)
-    batched = ndim == 3
-    if not batched:
-        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
-    result = _dropout_impl(input, p, training, inplace, True, False)
-    if not batched:
-        result = result.squeeze_(0) if inplace else result.squeeze(0)
-    return result
+    return _channel_dropout(input, ndim == 3, p, training, inplace)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
@@ -74,13 +77,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     ndim = input.dim()
     if ndim not in (4, 5):
         warnings.warn(_errors_nn.dropout_nd_rank_warning(3, ndim), stacklevel=2)
-    batched = ndim == 5
-    if not batched:
-        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
-    result = _dropout_impl(input, p, training, inplace, True, False)
-    if not batched:
-        result = result.squeeze_(0) if inplace else result.squeeze(0)
-    return result
+    return _channel_dropout(input, ndim == 5, p, training, inplace)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
