@@ -1605,3 +1605,33 @@ def check_saved_names(case):
             if extra or missing:
                 diffs.append(f"{p}: {name} saves {sorted(mine)}, PyTorch {sorted(torch_names)}")
     assert_no_diffs(diffs, f"{case.name}: saved names")
+
+
+def case_tests(cases, saved_only_in_gradviz=None):
+    """The five checks of a table of Cases as pytest tests, for a test module to take into
+    its globals: test_forward, test_graph, test_saved_names, test_backward and
+    test_double_backward, each parametrized over ``cases`` by name.
+    saved_only_in_gradviz: {node name: slot names} the engine lists and PyTorch does not,
+    for these cases only (added to SAVED_ONLY_IN_GRADVIZ while test_saved_names runs)."""
+    import pytest
+
+    def test_forward(case):
+        check_forward(case)
+
+    def test_graph(case):
+        check_graph(case)
+
+    def test_saved_names(case, monkeypatch):
+        for node, names in (saved_only_in_gradviz or {}).items():
+            monkeypatch.setitem(SAVED_ONLY_IN_GRADVIZ, node, names)
+        check_saved_names(case)
+
+    def test_backward(case):
+        check_backward(case)
+
+    def test_double_backward(case):
+        check_double_backward(case)
+
+    over_cases = pytest.mark.parametrize("case", cases, ids=[c.name for c in cases])
+    return {fn.__name__: over_cases(fn) for fn in (test_forward, test_graph, test_saved_names, test_backward,
+                                                   test_double_backward)}

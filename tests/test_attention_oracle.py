@@ -112,32 +112,7 @@ CASES += [Case(f"sdpa_{name}", (lambda kw: lambda T, *a: _sdpa(T, *a, **kw))(kw)
 CASES += [Case("sdpa_transposed_query", lambda T, q, k, v: _sdpa(T, q.transpose(-1, -2), k, v), A(2, 3, 8, 4), K4, V4),
           Case("sdpa_heads_transposed", lambda T, q, k, v: _sdpa(T, q.transpose(1, 2), k, v), A(2, 4, 3, 8), K4, V4)]
 
-IDS = [c.name for c in CASES]
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_forward(case):
-    oracle.check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_graph(case):
-    oracle.check_graph(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_saved_names(case):
-    oracle.check_saved_names(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_backward(case):
-    oracle.check_backward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_double_backward(case):
-    oracle.check_double_backward(case)
+globals().update(oracle.case_tests(CASES))
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.name.startswith(("sdpa_fused", "cdist_p2_small"))],

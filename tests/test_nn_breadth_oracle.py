@@ -130,34 +130,8 @@ CASES += [Case("dropout1d", _dropout("dropout1d", 0.5), A(3, 4, 5)),
           Case("dropout2d_eval", _dropout("dropout2d", 0.2, False), A(2, 6, 3)),
           Case("dropout2d_p1", _dropout("dropout2d", 1.0), A(2, 3, 2, 2)),
           Case("alpha_dropout_eval", _dropout("alpha_dropout", 0.5), A(2, 6))]
-IDS = [c.name for c in CASES]
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_forward(case):
-    oracle.check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_graph(case):
-    oracle.check_graph(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_saved_names(case, monkeypatch):
-    # The engine's CopySlices (circular padding) lists copy_'s source dtype; PyTorch's lists nothing.
-    monkeypatch.setitem(oracle.SAVED_ONLY_IN_GRADVIZ, "CopySlices", {"src_dtype"})
-    oracle.check_saved_names(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_backward(case):
-    oracle.check_backward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_double_backward(case):
-    oracle.check_double_backward(case)
+# The engine's CopySlices (circular padding) lists copy_'s source dtype; PyTorch's lists nothing.
+globals().update(oracle.case_tests(CASES, saved_only_in_gradviz={"CopySlices": {"src_dtype"}}))
 
 
 MODULES = [

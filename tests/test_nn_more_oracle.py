@@ -70,32 +70,7 @@ CASES = [Case(f"{name}_s{seed}", fn, A(*shape, kind="d" if "max" in name or "inf
          for name, fn, shape in POOLS for seed in SEEDS]
 CASES += [Case(f"{name}_float32", fn, A(*shape, kind="d" if "max" in name or "inf" in name else "p",
                                          dtype="float32")) for name, fn, shape in POOLS]
-IDS = [c.name for c in CASES]
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_forward(case):
-    oracle.check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_graph(case):
-    oracle.check_graph(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_saved_names(case):
-    oracle.check_saved_names(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_backward(case):
-    oracle.check_backward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_double_backward(case):
-    oracle.check_double_backward(case)
+globals().update(oracle.case_tests(CASES))
 
 
 def test_integer_pooling_matches():

@@ -78,34 +78,8 @@ GROUP_NORM = [
      [A(2, 4, 3, dtype="float32"), A(4, dtype="float32"), A(4, dtype="float32")]),
 ]
 CASES += [Case(f"group_norm_{name}", fn, *specs) for name, fn, specs in GROUP_NORM]
-IDS = [c.name for c in CASES]
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_forward(case):
-    oracle.check_forward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_graph(case):
-    oracle.check_graph(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_saved_names(case, monkeypatch):
-    # The engine's CopySlices (circular padding) lists copy_'s source dtype; PyTorch's lists nothing.
-    monkeypatch.setitem(oracle.SAVED_ONLY_IN_GRADVIZ, "CopySlices", {"src_dtype"})
-    oracle.check_saved_names(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_backward(case):
-    oracle.check_backward(case)
-
-
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_double_backward(case):
-    oracle.check_double_backward(case)
+# The engine's CopySlices (circular padding) lists copy_'s source dtype; PyTorch's lists nothing.
+globals().update(oracle.case_tests(CASES, saved_only_in_gradviz={"CopySlices": {"src_dtype"}}))
 
 
 def _double_graph_cases():
