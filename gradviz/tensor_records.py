@@ -137,6 +137,11 @@ def tensor_info(name: str, t) -> TensorInfo:
     )
 
 
+def grad_reasons(tensors) -> dict:
+    """{name: grad_reason} of the tensors that have one: why each has no gradient, or a zero one."""
+    return {t.name: t.grad_reason for t in tensors if getattr(t, "grad_reason", None)}
+
+
 def named_tensors(ns: dict, tensor_type: type, module_type: Optional[type]) -> list:
     """``[(name, tensor)]`` of a namespace, by record.py's rules (see ``snapshot``).
 

@@ -12,6 +12,7 @@ import sys
 
 from . import EXIT_USAGE, CommandError
 from . import common
+from ..tensor_records import grad_reasons
 
 HTML_EXTENSIONS = (".html", ".htm")
 MAX_LAYERS = 8  # module depths laid out for the explorer's open / close
@@ -155,7 +156,7 @@ def run_page(opts, program, result, cell_graphs, rep, lint, nonfinite=None, ledg
     total = len(program.cells)
     extra = rep is not None and rep.snapshot is not None and not _already_drawn(rep, cell_graphs)
     pictures = _Pictures(len(cell_graphs.by_cell) + (1 if extra else 0), opts.graph)
-    pictures.reasons = {t.name: t.grad_reason for t in result.tensors if getattr(t, "grad_reason", None)}
+    pictures.reasons = grad_reasons(result.tensors or ())
     pictures.focus = nonfinite.node_seq if nonfinite is not None else -1
     sections = []
     previous = ()

@@ -15,7 +15,7 @@ from typing import Optional
 
 from ..render.options import GraphOptions  # imports nothing of gradviz
 from ..safe_text import visible, visible_line  # names and paths printed: shown, never obeyed
-from ..tensor_records import by_module
+from ..tensor_records import by_module, grad_reasons
 from . import EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR, EXIT_USAGE, CommandError
 from . import common
 from . import report as report_page
@@ -248,9 +248,8 @@ def _collect(opts: RunOptions, program, result, names, watch, cell_graphs, targe
         if nonfinite is not None and program.notebook and nonfinite.site:  # a notebook's cell and line
             nonfinite = dataclasses.replace(nonfinite, site=program.site(nonfinite.site))
     if report is not None and target is not None:
-        last = result.cells[-1].tensors if result.cells else ()
-        reasons = {t.name: t.grad_reason for t in last or () if t.grad_reason}
-        report.outcome = _write(report, target, opts, _nonfinite_path(report.snapshot, nonfinite), reasons)
+        report.outcome = _write(report, target, opts, _nonfinite_path(report.snapshot, nonfinite),
+                                grad_reasons(result.tensors or ()))
     lint = _lint(opts, streams, result) if opts.lint else None
     tensors = report.tensors if report is not None and report.tensors is not None else result.tensors
     ledgers = tuple(watch.recorder.memory.ledgers) if opts.memory and watch is not None else ()
@@ -688,8 +687,7 @@ def _lint(opts: RunOptions, streams, result) -> dict:
         if os.environ.get("GRADVIZ_DEBUG"):
             raise
         return {"warnings": [], "error": f"lint failed: {type(e).__name__}: {e}"}
-    last = result.cells[-1].tensors if result.cells else ()
-    found = list(found) + grad_reason_warnings({t.name: t.grad_reason for t in last or ()})
+    found = list(found) + grad_reason_warnings(grad_reasons(result.tensors or ()))
     return {"warnings": [w.as_dict() if hasattr(w, "as_dict") else dict(w) for w in found], "error": None}
 
 
