@@ -4,7 +4,7 @@ import os
 import numpy as np
 
 from . import _dtypes, _errors, _libm
-from ._libm import fused_multiply_add, fused_multiply_add32
+from ._libm import fused_multiply_add
 from ._meta import MetaArray
 from . import _kernels_reduce as KR
 
@@ -123,35 +123,30 @@ def tanh_backward_array(grad_output, output):
     """PyTorch's tanh_backward: grad_output * (1 - output * output), where its AVX2 and
     AVX-512 kernels (vector loop and leftovers alike) fuse 1 - output * output into one FMA,
     rounded once; float16 is computed in float32 and rounded at the end, as ATen does."""
+    code = output.dtype.char  # (a char, not the dtype: comparing a dtype to np.float32 is slow)
+    if code == "f" or code == "d":
+        return grad_output * _one_minus_square(output)
     if output.dtype.kind == "c":
         return grad_output * np.conj(1 - output * output)
-    if output.dtype == np.float64 or output.dtype == np.float32:
-        return grad_output * _one_minus_square(output)
     wide = _one_minus_square(output.astype(np.float32))
     return (np.asarray(grad_output, np.float32) * wide).astype(output.dtype)
 
 
-_BELOW_FLOAT32 = np.uint64((1 << 29) - 1)  # a float64's mantissa bits that float32 drops
-_HALF_FLOAT32 = np.uint64(1 << 28)
+_ONE = np.ones((), np.float64)  # a 0-d array: numpy's path for a scalar operand is slower
 
 
 def _one_minus_square(y):
     """1 - y * y rounded once (the FMA), in y's dtype, float32 or float64."""
-    flat = y.reshape(-1)  # (the FMA helpers index their halfway cases: at least 1-D)
-    if y.dtype == np.float64:
-        return fused_multiply_add(-flat, flat, 1.0).reshape(y.shape)
-    # float32, the hot case (every tanh backward). In float64 the product is exact, and so is
-    # 1 - y*y while |y| >= 1/8 (y*y's last bit is at least 2**-53 then): rounding it to
-    # float32 is the FMA's one rounding. Below 1/8 the float64 difference may round, and
-    # rounding that again can go wrong only where it lands exactly halfway between two
-    # floats: only then the careful helper. (Few numpy calls: a tanh backward runs per op.)
-    wide = y.astype(np.float64)
-    np.multiply(wide, wide, out=wide)
-    small = wide.min() < 0.015625 if wide.size else False
-    np.subtract(1.0, wide, out=wide)
-    if small and ((wide.view(np.uint64) & _BELOW_FLOAT32) == _HALF_FLOAT32).any():
-        return fused_multiply_add32(-flat, flat, np.float32(1)).reshape(y.shape)
-    return wide.astype(np.float32)
+    if y.dtype.char == "f":  # the hot case: every tanh backward
+        # In float64 y * y is exact, and 1 - y * y rounds to a float64 that lies exactly
+        # halfway between two float32s only where it is itself exact (|y| >= 1/2): rounding
+        # it to float32 is the FMA's one rounding. bench/fma_check.py checks every float32.
+        wide = y.astype(np.float64)
+        np.multiply(wide, wide, out=wide)
+        np.subtract(_ONE, wide, out=wide)
+        return wide.astype(np.float32)
+    flat = y.reshape(-1)  # (the FMA helper indexes its halfway cases: at least 1-D)
+    return fused_multiply_add(-flat, flat, 1.0).reshape(y.shape)
 
 
 def sigmoid_backward_array(grad_output, output):

@@ -21,7 +21,8 @@ from .grad_mode import ANOMALY, STATE
 from .graph import emit
 from .layout import empty_like_variable, obeys_layout_contract, stored_grad
 from .raw import raw_formulas
-from .node import (SIG_INPUT_META, SIG_NEEDS, SIG_OP, SIG_NRS, SIG_OUTPUT_META, AccumulateGrad, FreedSlot, SavedScalar,
+from .node import (SHARED_FREED, SIG_INPUT_META, SIG_NEEDS, SIG_OP, SIG_NRS, SIG_OUTPUT_META, AccumulateGrad, FreedSlot,
+                   FreshSaves, SavedScalar,
                    SavedTensor, creation_site)
 
 
@@ -172,6 +173,7 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
     push, pop = heapq.heappush, heapq.heappop
     make = _tensor.Tensor._make
     ndarray = np.ndarray
+    shared_freed = SHARED_FREED
     following = None  # the one node made ready by the last node, when nothing else is queued
     handed = None  # ...and its gradient, when it waited for nothing else (kept out of buffers)
     grad = None  # the last gradient passed on (still held here when the next node runs)
@@ -218,7 +220,13 @@ def _execute_arrays(roots, root_grads, retain_graph, call):
             if not retain_graph:
                 if op is not None:
                     if op.save_plan_used:  # else only options were kept: nothing to free
-                        node.release_saved(call)
+                        # release_saved's common case, inline (a call less per node: W1 -2%)
+                        shared = shared_freed.get(id(sig)) if type(node._saved) is FreshSaves else None
+                        if shared is not None and shared[0] is sig:
+                            node._saved = shared[1]
+                            node._freed_by = call
+                        else:
+                            node.release_saved(call)
                 elif type(node) is not AccumulateGrad:
                     node.release_saved(call)
         # Children are released even when this node got no gradient, so nothing downstream waits forever.

@@ -16,7 +16,7 @@ from .. import _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from .._namespace import F
 from ...frame_lines import line_of
-from .node import (_INSIDE, _SIGS, SIG_INPUT_META, SIG_NEEDS, SIG_NRS, SIG_OUTPUT_META, SIG_SITE, AccumulateGrad,
+from .node import (_INSIDE, _SIGS, FreshSaves, SIG_INPUT_META, SIG_NEEDS, SIG_NRS, SIG_OUTPUT_META, SIG_SITE, AccumulateGrad,
                    SavedTensor, creation_site, new_node, shared_sig, site_from)
 
 _getframe = sys._getframe
@@ -215,7 +215,8 @@ def apply_unary(op, x):
         sig = memo.last_sig = _SIGS.get(sig) or shared_sig(sig)
     node._sig = sig
     if op.save_plan_used:  # _save() for one tensor input and no options
-        saved = {}
+        vbox = x._vb  # saved at version 0 (or only the new result saved): release needs no check
+        saved = FreshSaves() if vbox is None or not vbox[0] else {}
         for name, position, result_index in memo.plans.get(_NEEDS_1[True]) or _plan_for(op, _NEEDS_1[True]):
             saved[name] = _saved_input(x) if position >= 0 else _saved_output(result)
         node._saved = saved
@@ -317,7 +318,8 @@ def apply_binary(op, a, b, params):
         sig = memo.last_sig = _SIGS.get(sig) or shared_sig(sig)
     node._sig = sig
     if op.save_plan_used and not params:  # _save() for two inputs and no options
-        saved = {}
+        vbox_a, vbox_b = a._vb, (b._vb if kind is Tensor else None)  # saved at version 0: see apply_unary
+        saved = FreshSaves() if (vbox_a is None or not vbox_a[0]) and (vbox_b is None or not vbox_b[0]) else {}
         for name, position, result_index in memo.plans.get(needs) or _plan_for(op, needs):
             if position < 0:
                 saved[name] = _saved_output(result)

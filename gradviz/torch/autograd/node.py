@@ -331,7 +331,7 @@ def unpacked_tensor(result):
 SIG_OP, SIG_NEEDS, SIG_NRS, SIG_INPUT_META, SIG_OUTPUT_META, SIG_SITE = range(6)
 EMPTY_SIG = (None, (), (), (), (), None)
 _SIGS = {}
-_SHARED_FREED = {}  # id(sig) -> (sig, the freed slots its nodes share; see Node.release_saved)
+SHARED_FREED = {}  # id(sig) -> (sig, the freed slots its nodes share; see Node.release_saved)
 
 
 def shared_sig(sig):
@@ -506,31 +506,49 @@ class Node:
         # Most op nodes saved what every node of their facts (op, needs, shapes) saves: tensors
         # at version 0 and floats given for tensor inputs, nothing else. Their freed slots are
         # the same, so such nodes share one read-only set of them, made by the first one freed.
+        # The recorder's fast paths say so with the type of the dict (FreshSaves): no loop here.
         sig = self._sig
-        op = sig[SIG_OP]
-        if op is not None:
-            for key, value in saved.items():
-                if type(value) is SavedTensor:
-                    if value.version:
-                        break
-                elif type(value) is not float or key not in op.input_index:
-                    break
-            else:
-                shared = _SHARED_FREED.get(id(sig))
-                if shared is None or shared[0] is not sig:
-                    if len(_SHARED_FREED) > 4096:
-                        _SHARED_FREED.clear()
-                    shared = _SHARED_FREED[id(sig)] = (sig, MappingProxyType({
-                        key: value.freed() if type(value) is SavedTensor else freed_number(value)
-                        for key, value in saved.items()}))
-                self._saved = shared[1]
-                return
+        if type(saved) is FreshSaves or _only_fresh_saves(saved, sig[SIG_OP]):
+            shared = SHARED_FREED.get(id(sig))
+            if shared is None or shared[0] is not sig:
+                shared = _share_freed_slots(sig, saved)
+            self._saved = shared[1]
+            return
         for key, value in saved.items():
             cls = type(value)
             if cls is SavedTensor or cls is SavedScalar:
                 saved[key] = value.freed()
             elif self._scalar_input(key, value):
                 saved[key] = freed_number(value)
+
+
+class FreshSaves(dict):
+    """A node's saved slots, as the recorder's fast paths make them: tensors saved at
+    version 0 and floats given for tensor inputs, so that release_saved needs no check."""
+    __slots__ = ()
+
+
+def _only_fresh_saves(saved, op):
+    """Did this op node save only tensors at version 0 and floats for tensor inputs?"""
+    if op is None:
+        return False
+    for key, value in saved.items():
+        if type(value) is SavedTensor:
+            if value.version:
+                return False
+        elif type(value) is not float or key not in op.input_index:
+            return False
+    return True
+
+
+def _share_freed_slots(sig, saved):
+    """The read-only freed slots every fresh-saving node of ``sig`` shares, made once."""
+    if len(SHARED_FREED) > 4096:
+        SHARED_FREED.clear()
+    shared = SHARED_FREED[id(sig)] = (sig, MappingProxyType({
+        key: value.freed() if type(value) is SavedTensor else freed_number(value)
+        for key, value in saved.items()}))
+    return shared
 
 
 class AccumulateGrad(Node):
