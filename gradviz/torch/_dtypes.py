@@ -20,6 +20,11 @@ class dtype:
         # The name in messages such as "[torch.FloatTensor [3]]".
         self.legacy_name = legacy_name
 
+    @property
+    def scalar_type(self):
+        """ATen's ScalarType name, as kernels' messages print it: Float, Long, Bool..."""
+        return self.legacy_name[:-len("Tensor")]
+
     def __repr__(self):
         return "torch." + self.name
 

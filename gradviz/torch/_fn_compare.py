@@ -112,11 +112,17 @@ def isfinite(input):
 
 
 def all(input, dim=None, keepdim=False):
-    return _new_leaf(np.asanyarray(np.all(input._data, axis=dim, keepdims=keepdim)))
+    return _new_leaf(_truth_result(np.all(input._data, axis=dim, keepdims=keepdim), input))
 
 
 def any(input, dim=None, keepdim=False):
-    return _new_leaf(np.asanyarray(np.any(input._data, axis=dim, keepdims=keepdim)))
+    return _new_leaf(_truth_result(np.any(input._data, axis=dim, keepdims=keepdim), input))
+
+
+def _truth_result(result, input):
+    """all / any give bool, but uint8 for a uint8 tensor (as PyTorch's kept from its byte masks)."""
+    result = np.asanyarray(result)
+    return result.astype(np.uint8) if input._data.dtype == np.uint8 else result
 
 
 SortResult, TopkResult = _return_type("sort"), _return_type("topk")

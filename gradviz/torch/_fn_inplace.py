@@ -2,7 +2,7 @@
 rules; the autograd bookkeeping is in autograd/inplace.py."""
 import numpy as np
 
-from . import _errors, _kernels as K, _ops, _ops_index as I, _ops_pointwise as P, _tensor
+from . import _errors, _errors_dtypes, _kernels as K, _ops, _ops_index as I, _ops_pointwise as P, _tensor
 from ._common import (
     _C_TYPE_NAMES, _alpha, _dtype_word, _inplace, _int, _is_number, _min, _other, _resolve_dtype, _shape_args, apply, wrap_dim)
 from .autograd.grad_mode import STATE
@@ -62,6 +62,8 @@ def div_(self, other, *, rounding_mode=None):
 
 
 def clamp_(self, min=None, max=None):
+    if min is None and max is None:
+        raise _errors_dtypes.clamp_without_bounds()
     if isinstance(min, _tensor.Tensor) or isinstance(max, _tensor.Tensor):
         bounds = [b if b is None or isinstance(b, _tensor.Tensor) else F.scalar_tensor(b, self.dtype)
                   for b in (min, max)]
@@ -187,6 +189,8 @@ def cumsum_(self, dim, *, dtype=None):
 
 
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    if self._data.dtype.kind in "biu":
+        return self  # nothing to replace in an integer tensor
     info = np.finfo(self._data.dtype)
     return _inplace(_ops.nan_to_num, self, (self,), {"nan": nan, "posinf": info.max if posinf is None else posinf,
                                                      "neginf": info.min if neginf is None else neginf})

@@ -4,7 +4,7 @@ import builtins
 
 import numpy as np
 
-from . import _errors, _kernels as K, _ops, _tensor
+from . import _errors, _errors_dtypes, _kernels as K, _ops, _tensor
 from ._common import _C_TYPE_NAMES, _dtype_word, _int, _max, _out_variant, apply
 from ._namespace import F  # the other families' functions, read at call time
 
@@ -200,4 +200,8 @@ ger = outer
 
 
 def trace(input):
+    if input._data.ndim != 2:
+        raise _errors_dtypes.trace_needs_a_matrix(input._data.ndim)
+    if input._data.dtype.kind == "b":
+        raise _errors.kernel_not_implemented("trace", "Bool")
     return apply(_ops.trace, (input,), {"self_sym_sizes": input._data.shape})

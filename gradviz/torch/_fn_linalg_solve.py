@@ -72,16 +72,19 @@ def _type_name(t):
     return "BFloat16" if t._data.dtype.name == "bfloat16" else _dtype_word(t.dtype)
 
 
-def check_linalg_input(fn, A, name="A", square=True, kernel=None, low_precision=False):
+def check_linalg_input(fn, A, name="A", square=True, kernel=None, low_precision=False, floating_check=True):
     """PyTorch's squareCheckInputs + checkFloatingOrComplex, in their order; ``kernel`` names
     the LAPACK kernel whose dispatch refuses half precision (``"lu_cpu"``), ``low_precision``
-    says the function refuses it itself first (linalg.inv)."""
+    says the function refuses it itself first (linalg.inv). Without ``floating_check`` (the
+    older torch.cholesky & co.) the kernel's dispatch refuses integers too."""
     if A.dim() < 2:
         raise E.too_few_dims(fn, name)
     if square and A.shape[-1] != A.shape[-2]:
         raise E.not_square(fn, A.shape[-2], A.shape[-1])
     kind = A._data.dtype.kind
     if kind not in "fcV":
+        if not floating_check:
+            raise E.kernel_not_implemented(kernel, _type_name(A))
         raise E.not_floating(fn, _type_name(A))
     if kind == "V" or A._data.dtype == np.float16:
         if low_precision:
@@ -181,6 +184,7 @@ def slogdet(input):
 
 def logdet(input):
     """PyTorch's logdet: slogdet's log|det|, NaN where the determinant is negative."""
+    check_linalg_input("logdet", input)
     sign, logabsdet = linalg_slogdet(input)
     if input.is_complex():
         return F.log(sign) + logabsdet
@@ -275,9 +279,9 @@ def linalg_cholesky(A, *, upper=False):
 
 def cholesky(input, upper=False):
     _errors.warn_once(E.CHOLESKY_DEPRECATED)
-    check_linalg_input("linalg.cholesky", input, kernel="cholesky_cpu")
+    check_linalg_input("cholesky", input, kernel="cholesky_cpu", floating_check=False)
     info = OL.KL.cholesky(input._data, upper)[1]
-    _raise_cholesky_failure("linalg.cholesky", _as_tensor(info))
+    _raise_cholesky_failure("cholesky", _as_tensor(info))
     return apply(OL.cholesky, (input,), {"upper": upper})
 
 
@@ -290,6 +294,7 @@ def cholesky_solve(input, input2, upper=False):
 
 
 def cholesky_inverse(input, upper=False):
+    check_linalg_input("cholesky_inverse", input, kernel="cholesky_inverse_out_cpu", floating_check=False)
     return apply(OL.cholesky_inverse, (input,), {"upper": upper})
 
 

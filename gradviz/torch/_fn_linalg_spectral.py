@@ -5,7 +5,7 @@ multi_dot, tensorinv, tensorsolve) and their older torch.* forms (svd with V, qr
 gradviz/torch/linalg.py; the nodes are _ops_linalg's."""
 import numpy as np
 
-from . import _errors, _errors_linalg as E, _ops_linalg as OL
+from . import _errors, _errors_dtypes, _errors_linalg as E, _ops_linalg as OL
 from ._common import _dtype_word, apply
 from ._namespace import F
 
@@ -77,6 +77,8 @@ def linalg_svdvals(A, *, driver=None):
 
 def svd(input, some=True, compute_uv=True):
     """The older torch.svd: V rather than Vh (its transpose), zeros for U and V without compute_uv."""
+    if input.dim() < 2:
+        raise _errors_dtypes.svd_needs_a_matrix(input.dim())
     if not compute_uv:
         S = linalg_svdvals(input)
         m, n = input.shape[-2:]

@@ -35,7 +35,7 @@ def _floating(input):
 
 def _unary(op, name):
     def fn(input):
-        return apply(op, (_floating(input),), {})
+        return apply(op, (input,), {})  # an integer input is the op's to promote (Op.integers)
     fn.__name__ = fn.__qualname__ = name
     return fn
 

@@ -4,7 +4,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes, _errors, _kernels as K, _ops, _tensor
+from . import _dtypes, _errors, _errors_dtypes, _kernels as K, _ops, _tensor
 from ._common import (
     _C_TYPE_NAMES, _NO_OPTIONS, _alpha, _bool, _dtype_word, _float, _int, _is_number, _isinstance, _new_leaf, _other,
     _out_variant, apply, apply_binary, apply_unary)
@@ -278,6 +278,8 @@ arctan2 = atan2
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    if input._data.dtype.kind in "biu":
+        return F.clone(input)  # nothing to replace, as ATen's integer path
     info = np.finfo(input._data.dtype)
     return apply(_ops.nan_to_num, (input,), {"nan": nan, "posinf": info.max if posinf is None else posinf,
                                              "neginf": info.min if neginf is None else neginf})
@@ -285,7 +287,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 def clamp(input, min=None, max=None):
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise _errors_dtypes.clamp_without_bounds()
     if isinstance(min, _tensor.Tensor) or isinstance(max, _tensor.Tensor):
         bounds = [b if b is None or isinstance(b, _tensor.Tensor) else F.scalar_tensor(b, input.dtype)
                   for b in (min, max)]
@@ -393,9 +395,11 @@ def _parser_words(value):
 
 
 def _check_lerp_dtypes(input, end, weight):
-    """lerp does not promote: end (and a tensor weight) must have the input's dtype."""
+    """lerp does not promote: end (and a tensor weight) must have the input's dtype; a 0-d
+    weight is read as a number, as ATen reads a CPU scalar."""
     for name, other in (("end", end), ("weight", weight)):
-        if isinstance(other, _tensor.Tensor) and other._data.dtype != input._data.dtype:
+        if isinstance(other, _tensor.Tensor) and other._data.dtype != input._data.dtype and not (
+                name == "weight" and other._data.ndim == 0):
             raise RuntimeError(f"expected dtype {_C_TYPE_NAMES[input.dtype.name]} for `{name}` but got dtype "
                                f"{_C_TYPE_NAMES[other.dtype.name]}")
 
@@ -417,7 +421,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 
 def positive(input):
     if input._data.dtype == np.bool_:
-        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+        raise _errors_dtypes.positive_of_bool()
     return input
 
 

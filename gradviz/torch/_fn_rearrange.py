@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 
-from . import _dtypes, _errors, _errors_func, _ops_index as I, _tensor
+from . import _dtypes, _errors, _errors_dtypes, _errors_func, _ops_index as I, _tensor
 from ._common import _inplace, _int, _new_leaf, apply, wrap_dim
 from ._namespace import F  # the other families' functions, read at call time
 
@@ -109,9 +109,13 @@ def put_(self, index, source, accumulate=False):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """ATen's repeat_interleave: a tensor of repeats becomes an index_select; a number, an
     expand of a new dim then a flattening view."""
-    if repeats is None:  # torch.repeat_interleave(repeats): the indices repeated
+    if repeats is None:  # torch.repeat_interleave(repeats): the indices repeated, in the repeats' dtype
         counts = input._data
-        return _new_leaf(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+        if counts.dtype not in (np.int32, np.int64):  # ATen's kernel takes these two
+            raise _errors.kernel_not_implemented("repeat_interleave_cpu", input.dtype.scalar_type)
+        if counts.ndim != 1:
+            raise _errors_dtypes.repeats_not_a_vector()
+        return _new_leaf(np.repeat(np.arange(counts.size, dtype=counts.dtype), counts))
     if dim is None:
         input, dim = input.flatten(), 0
     dim = wrap_dim(dim, input._data.ndim)

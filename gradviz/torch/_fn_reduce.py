@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from . import _errors, _ops, _ops_nn, _tensor
+from . import _errors, _errors_dtypes, _ops, _ops_nn, _tensor
 from ._common import (
     _bool, _dims, _dtype_word, _float, _int, _max, _new_leaf, _require_tensor, _resolve_dtype, _return_type, apply,
     wrap_dim)
@@ -294,6 +294,8 @@ def spread_to_ties(grad, self, dim, keepdim, result):
 
 
 def argmax(input, dim=None, keepdim=False):
+    if input._data.dtype.kind == "b":
+        raise _errors_dtypes.no_bool_input("argmax")
     if dim is not None:
         dim = wrap_dim(dim, input._data.ndim)
     if dim is None:
@@ -302,6 +304,8 @@ def argmax(input, dim=None, keepdim=False):
 
 
 def argmin(input, dim=None, keepdim=False):
+    if input._data.dtype.kind == "b":
+        raise _errors_dtypes.no_bool_input("argmin")
     if dim is not None:
         dim = wrap_dim(dim, input._data.ndim)
     if dim is None:
@@ -316,6 +320,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if input._data.dtype.kind in "biu":
+        raise _errors_dtypes.needs_floating_input("nanmean", input.dtype.scalar_type)
     count = F.logical_not(F.isnan(input)).sum(dim, keepdim=keepdim)
     return F.div(F.nansum(input, dim, keepdim, dtype=dtype), count)
 

@@ -1,7 +1,7 @@
 """Views and shapes: view / reshape, flatten, permute / transpose, (un)squeeze, expand, select /
 narrow / slices, unbind / split / chunk, repeat, flip / roll, tril / triu, movedim, diagonals, and
 the view helpers of backward."""
-from . import _dtypes, _errors, _kernels as K, _ops, _tensor
+from . import _dtypes, _errors, _errors_dtypes, _kernels as K, _ops, _tensor
 from ._common import _int, _max, _new_leaf, _shape_args, _sizes_or_keyword, _sum, apply, wrap_dim
 from ._namespace import F  # the other families' functions, read at call time
 
@@ -324,10 +324,14 @@ def roll(input, shifts, dims=None):
 
 
 def tril(input, diagonal=0):
+    if input._data.ndim < 2:
+        raise _errors_dtypes.needs_a_matrix("tril")
     return apply(_ops.tril, (input,), {"diagonal": diagonal})
 
 
 def triu(input, diagonal=0):
+    if input._data.ndim < 2:
+        raise _errors_dtypes.needs_a_matrix("triu")
     return apply(_ops.triu, (input,), {"diagonal": diagonal})
 
 

@@ -5,7 +5,7 @@ import builtins
 
 import numpy as np
 
-from . import _ops, _ops_stats as S, _tensor
+from . import _dtypes, _errors, _errors_dtypes, _ops, _ops_stats as S, _tensor
 from ._common import _bool, _dims, _new_leaf, _return_type, apply, wrap_dim
 from ._namespace import F  # the other families' functions, read at call time
 
@@ -98,6 +98,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input._data.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{input._data.ndim} dimensions")
+    if input._data.dtype.kind == "b":
+        raise _errors_dtypes.bool_not_supported("cov")
+    if input._data.dtype.kind in "iu":  # ATen's mean takes integers as the default float dtype
+        input = input.to(_dtypes.DEFAULTS.float_dtype)
     observations = input if input._data.ndim == 2 else input.view(1, -1)
     count = observations.shape[1]
     avg = observations.mean(1)
@@ -133,6 +137,8 @@ def histc(input, bins=100, min=0, max=0):
 
 def bincount(input, weights=None, minlength=0):
     data = input._data
+    if data.dtype.kind == "b":
+        raise _errors.kernel_not_implemented("bincount_cpu", "Bool")
     if data.ndim != 1 or data.dtype.kind not in "iu":
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if data.size and data.min() < 0:

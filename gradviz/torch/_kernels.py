@@ -4,7 +4,7 @@ import os
 import numpy as np
 
 from . import _dtypes, _errors, _libm
-from ._libm import fused_multiply_add
+from ._libm import fused_multiply_add, fused_multiply_add32
 from ._meta import MetaArray
 from . import _kernels_reduce as KR
 
@@ -149,6 +149,23 @@ def _one_minus_square(y):
     return fused_multiply_add(-flat, flat, 1.0).reshape(y.shape)
 
 
+def lerp_array(self, end, weight):
+    """ATen's lerp: self + weight * (end - self) while |weight| < 0.5, else end - (end - self)
+    * (1 - weight), each a fused multiply-add in its CPU kernels, in the inputs' dtype (a 0-d
+    weight of another dtype is read as a number of it, as ATen reads a CPU scalar)."""
+    dtype = np.result_type(self, end)
+    if dtype.kind != "f" or dtype.itemsize < 4:
+        return self + weight * (end - self)
+    fma = fused_multiply_add32 if dtype == np.float32 else fused_multiply_add
+    weight = np.asarray(weight, dtype=dtype)
+    self, end, weight = np.broadcast_arrays(np.asarray(self, dtype), np.asarray(end, dtype), weight)
+    difference = end - self
+    with np.errstate(invalid="ignore", over="ignore"):
+        near_self = fma(weight, difference, self)
+        near_end = fma(-difference, dtype.type(1) - weight, end)
+    return np.where(np.abs(weight) < 0.5, near_self, near_end).astype(dtype, copy=False)
+
+
 def sigmoid_backward_array(grad_output, output):
     """PyTorch's sigmoid_backward: grad_output * (1 - output) * output."""
     if output.dtype.kind == "c":
@@ -176,6 +193,11 @@ def threshold_backward_array(grad_output, self, threshold):
         keep_bits = (self <= threshold).view(np.int8) - np.int8(1)
         return np.bitwise_and(grad_output.view(as_int), keep_bits).view(grad_output.dtype)
     return np.where(self <= threshold, 0, grad_output).astype(grad_output.dtype, copy=False)
+
+
+def sign_array(x):
+    """PyTorch's sign: a bool tensor is its own sign (numpy's sign has no bool loop)."""
+    return x.copy() if x.dtype.kind == "b" else np.sign(x)
 
 
 def relu_array(x):

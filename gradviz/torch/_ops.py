@@ -21,7 +21,7 @@ from . import _kernels as K
 from . import _kernels_reduce as KR
 from . import _kernels_special as KS
 from . import _random as R
-from . import _errors
+from . import _errors, _errors_dtypes
 from ._namespace import F  # formulas are written in engine functions, read at backward time
 from .autograd.node import Node
 
@@ -78,7 +78,7 @@ class Op:
     __slots__ = (
         # declared
         "node_name", "forward", "formulas", "view", "promotes", "arithmetic", "multi_output", "plain", "joint",
-        "hidden", "formula_inputs",
+        "hidden", "formula_inputs", "integers", "number_in_op_math",
         # worked out from the declaration, once
         "node_class", "formula_args", "input_index", "positions", "variadic", "saved_names", "unread_options",
         "save_plan", "save_plan_used", "special",
@@ -86,7 +86,8 @@ class Op:
         "memo")
 
     def __init__(self, node_name, forward, /, view=False, promotes=False, arithmetic=False, multi_output=False,
-                 keeps=(), plain=None, outputs=(), joint=False, hidden=(), **formulas):
+                 keeps=(), plain=None, outputs=(), joint=False, hidden=(), integers=None, number_in_op_math=False,
+                 **formulas):
         # -- declared
         self.node_name = node_name
         self.forward = forward
@@ -107,6 +108,20 @@ class Op:
         # ``hidden`` names options our formulas read but PyTorch's node does not save (layer
         # norm's eps: ATen's backward reads the saved rstd instead): kept, never shown.
         self.hidden = frozenset(hidden)
+        # ``integers``: what ATen does with an integer or bool tensor, where it differs from
+        # computing on it as is (apply() follows it): "float" computes it as the default float
+        # dtype (sin, exp, sigmoid: ATen's float ops); (kernel, kinds) raises the kernel's "not
+        # implemented for" error for those numpy kinds ("b" bool, "iu" integers), or the error
+        # the kernel's place holds, if it is a function. A numpy ufunc of one input with float
+        # loops only is a float op unless declared otherwise.
+        if integers is None and isinstance(forward, np.ufunc) and forward.nin == 1 and not any(
+                loop[0] in "?bBhHiIlLqQ" for loop in forward.types):
+            integers = "float"
+        self.integers = integers
+        # ``number_in_op_math``: ATen's kernel reads a second operand that is a number (a
+        # Python float or a 0-d tensor) as its op math type, float32 for float16, where other
+        # ops round it to the tensor's dtype first (mul and div do; add and sub do not).
+        self.number_in_op_math = number_in_op_math
 
         # -- worked out from the declaration
         inputs, options, self.variadic = _signature(forward)
@@ -236,10 +251,11 @@ rsub = Op("RsubBackward0", lambda self, other, *, alpha: other - self if alpha =
 rsub_scalar = Op("RsubBackward1", lambda self, other, *, alpha: other - (self if alpha == 1 else alpha * self),
                  promotes=True,
                  self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha)
-mul = Op("MulBackward0", np.multiply, promotes=True, arithmetic=True,
+mul = Op("MulBackward0", np.multiply, promotes=True, arithmetic=True, number_in_op_math=True,
          self=lambda grad, other: grad * F.conj(other),
          other=lambda grad, self: grad * F.conj(self))
-div = Op("DivBackward0", lambda self, other: K.true_divide_arrays(self, other), promotes=True, arithmetic=True,  # see _promote
+div = Op("DivBackward0", lambda self, other: K.true_divide_arrays(self, other), promotes=True, arithmetic=True,
+         number_in_op_math=True,  # (and see _promote)
          self=lambda grad, other: grad / F.conj(other),
          # PyTorch's div_tensor_other_backward, in its order: (self / other) / other never
          # overflows where other * other would
@@ -296,7 +312,7 @@ sin = Op("SinBackward0", np.sin, self=lambda grad, self: grad * F.conj(F.cos(sel
 cos = Op("CosBackward0", np.cos, self=lambda grad, self: grad * -F.conj(F.sin(self)))
 tanh = Op("TanhBackward0", np.tanh, self=lambda grad, result: F.tanh_backward(grad, result))
 sigmoid = Op("SigmoidBackward0", lambda self: K.sigmoid_array(self),
-             self=lambda grad, result: F.sigmoid_backward(grad, result))
+             self=lambda grad, result: F.sigmoid_backward(grad, result), integers="float")
 # tanh's and sigmoid's backward as ops of their own, as in PyTorch: one kernel each, and
 # their double backward records the nodes PyTorch's does.
 tanh_backward = Op("TanhBackwardBackward0", K.tanh_backward_array,
@@ -305,7 +321,7 @@ tanh_backward = Op("TanhBackwardBackward0", K.tanh_backward_array,
 sigmoid_backward = Op("SigmoidBackwardBackward0", K.sigmoid_backward_array,
                       grad_output=lambda grad, output: F.sigmoid_backward(grad, output),
                       output=lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1))
-relu = Op("ReluBackward0", lambda self: K.relu_array(self),
+relu = Op("ReluBackward0", lambda self: K.relu_array(self), integers=(_errors_dtypes.relu_of_bool, "b"),
           self=lambda grad, result: F.threshold_backward(grad, result, 0))
 # relu's backward as an op of its own: its output depends on the saved result, so with
 # create_graph the first-order gradient requires grad even for a constant upstream gradient.
@@ -315,7 +331,7 @@ threshold_backward = Op("ThresholdBackwardBackward0",
                         grad_output=lambda grad, self, threshold: F.threshold_backward(grad, self, threshold),
                         self=lambda grad: F.zeros_like(grad))
 sqrt = Op("SqrtBackward0", np.sqrt, self=lambda grad, result: grad / F.scalar_mul(F.conj(result), 2))
-abs = Op("AbsBackward0", np.abs, self=lambda grad, self: grad * F.sgn(self))  # noqa: A001
+abs = Op("AbsBackward0", np.abs, integers=("abs_cpu", "b"), self=lambda grad, self: grad * F.sgn(self))  # noqa: A001
 clamp = Op("ClampBackward1", lambda self, *, min, max: K.clamp_array(self, min, max),
            self=lambda grad, self, min, max: F.where(F.clamp_mask(self, min, max), grad, 0.0))
 # Tensor bounds are differentiable: a bound gets the gradient where it was the value taken.
@@ -475,15 +491,15 @@ _zero_grad = lambda grad: F.zeros_like(grad)  # noqa: E731
 log1p = Op("Log1PBackward0", np.log1p, self=lambda grad, self: grad / F.scalar_add(self, 1))
 expm1 = Op("Expm1Backward0", np.expm1, self=lambda grad, result: grad * F.scalar_add(result, 1))
 rsqrt = Op("RsqrtBackward0", lambda self: K.rsqrt_array(self),
-           self=lambda grad, result: F.scalar_mul(grad, -0.5) * result.pow(3))
-floor = Op("FloorBackward0", np.floor, self=_zero_grad)
-ceil = Op("CeilBackward0", np.ceil, self=_zero_grad)
-round = Op("RoundBackward0", lambda self: np.round(self), self=_zero_grad)  # noqa: A001
+           self=lambda grad, result: F.scalar_mul(grad, -0.5) * result.pow(3), integers="float")
+floor = Op("FloorBackward0", np.floor, integers=("floor_vml_cpu", "b"), self=_zero_grad)
+ceil = Op("CeilBackward0", np.ceil, integers=("ceil_vml_cpu", "b"), self=_zero_grad)
+round = Op("RoundBackward0", lambda self: np.round(self), integers=("round_vml_cpu", "b"), self=_zero_grad)  # noqa: A001
 round_decimals = Op("RoundBackward1", lambda self, *, decimals: np.round(self, decimals), self=_zero_grad)
-trunc = Op("TruncBackward0", np.trunc, self=_zero_grad)
-sign = Op("SignBackward0", np.sign, self=_zero_grad)
-sgn = Op("SgnBackward0", np.sign, self=_zero_grad)
-frac = Op("FracBackward0", lambda self: self - np.trunc(self), self=lambda grad: grad)
+trunc = Op("TruncBackward0", np.trunc, integers=("trunc_vml_cpu", "b"), self=_zero_grad)
+sign = Op("SignBackward0", lambda self: K.sign_array(self), self=_zero_grad)
+sgn = Op("SgnBackward0", lambda self: K.sign_array(self), self=_zero_grad)
+frac = Op("FracBackward0", lambda self: self - np.trunc(self), integers=("frac_cpu", "biu"), self=lambda grad: grad)
 tan = Op("TanBackward0", np.tan, self=lambda grad, result: grad * F.scalar_add(result.pow(2), 1))
 asin = Op("AsinBackward0", np.arcsin, self=lambda grad, self: grad * F.scalar_add(-self * self, 1).rsqrt())
 acos = Op("AcosBackward0", np.arccos, self=lambda grad, self: grad * -F.scalar_add(-self * self, 1).rsqrt())
@@ -493,9 +509,9 @@ cosh = Op("CoshBackward0", np.cosh, self=lambda grad, self: grad * self.sinh())
 log2 = Op("Log2Backward0", np.log2, self=lambda grad, self: grad / F.scalar_mul(self, 0.6931471805599453))
 log10 = Op("Log10Backward0", np.log10, self=lambda grad, self: grad / F.scalar_mul(self, 2.302585092994046))
 erf = Op("ErfBackward0", lambda self: K.erf_array(self),
-         self=lambda grad, self: F.scalar_mul((-self.pow(2)).exp(), 1.1283791670955126) * grad)
+         self=lambda grad, self: F.scalar_mul((-self.pow(2)).exp(), 1.1283791670955126) * grad, integers="float")
 erfinv = Op("ErfinvBackward0", lambda self: KS.erfinv_array(self),
-            self=lambda grad, self: F.scalar_mul(F.exp(self.erfinv().pow(2)), 0.886226925452758) * grad)
+            self=lambda grad, self: F.scalar_mul(F.exp(self.erfinv().pow(2)), 0.886226925452758) * grad, integers="float")
 # At (0, 0) PyTorch gives a zero gradient rather than 0/0.
 atan2 = Op("Atan2Backward0", lambda self, other: np.arctan2(self, other), promotes=True,
            self=lambda grad, self, other: grad * F.where(self * self + other * other == 0, 0.0,
@@ -570,9 +586,10 @@ topk = Op("TopkBackward0", lambda self, *, k, dim, largest, self_sym_sizes: K.to
           multi_output=True,
           self=lambda grads, dim, self_sym_sizes, result1: F.scatter_into_zeros(grads[0], self_sym_sizes, dim,
                                                                                  result1._data))
-trace = Op("TraceBackward0", lambda self, *, self_sym_sizes: np.asarray(np.trace(self)),
+trace = Op("TraceBackward0", lambda self, *, self_sym_sizes: np.asarray(np.trace(  # integers sum as int64
+    self, dtype=np.int64 if self.dtype.kind in "iu" else None)),
            self=lambda grad, self_sym_sizes: F.eye(*self_sym_sizes, dtype=grad.dtype) * grad)
-lerp = Op("LerpBackward0", lambda self, end, *, weight: self + weight * (end - self), promotes=True,
+lerp = Op("LerpBackward0", lambda self, end, *, weight: K.lerp_array(self, end, weight), promotes=True,
           self=lambda grad, weight: grad * (1 - weight),
           end=lambda grad, weight: grad * weight)
 addcmul = Op("AddcmulBackward0",
@@ -609,9 +626,10 @@ floor_divide = Op("NotImplemented", lambda self, other: K.rounded_divide(self, o
 # ---------------------------------------------------------------------------------------
 # special functions (kernels in _kernels_special); PyTorch has no derivative w.r.t. the
 # first argument of igamma / igammac / zeta: those formulas raise when backward reaches them.
-lgamma = Op("LgammaBackward0", lambda self: KS.lgamma_array(self), self=lambda grad, self: grad * F.digamma(self))
+lgamma = Op("LgammaBackward0", lambda self: KS.lgamma_array(self), self=lambda grad, self: grad * F.digamma(self),
+            integers="float")
 digamma = Op("DigammaBackward0", lambda self: KS.digamma_array(self),
-             self=lambda grad, self: grad * F.polygamma(1, self))
+             self=lambda grad, self: grad * F.polygamma(1, self), integers="float")
 polygamma = Op("PolygammaBackward0", lambda self, *, n: KS.polygamma_array(n, self),
                self=lambda grad, n, self: grad * F.polygamma(n + 1, self))
 _igamma_density = lambda self, other: ((self - 1) * other.log() - other - F.lgamma(self)).exp()  # noqa: E731
@@ -628,7 +646,7 @@ zeta_scalar_self = Op("SpecialZetaBackward1", lambda other, *, self: KS.zeta_arr
                       other=lambda grad, self, other: grad * -self * F.zeta(self + 1.0, other))
 zeta_scalar_other = Op("SpecialZetaBackward2", lambda self, *, other: KS.zeta_array(self, other),
                        self=lambda grad: derivative_not_implemented("zeta"), keeps=("other",))
-lerp_tensor = Op("LerpBackward1", lambda self, end, weight: self + weight * (end - self), promotes=True,
+lerp_tensor = Op("LerpBackward1", lambda self, end, weight: K.lerp_array(self, end, weight), promotes=True,
                  self=lambda grad, weight: grad * (1 - weight),
                  end=lambda grad, weight: grad * weight,
                  weight=lambda grad, self, end: grad * (end - self))
@@ -723,7 +741,7 @@ scatter_add = Op("ScatterAddBackward0", lambda self, src, *, dim, index: K.scatt
                  src=lambda grad, dim, index: F.gather(grad, dim, F.from_numpy(index)))
 exp2 = Op("Exp2Backward0", np.exp2, self=lambda grad, result: grad * (result * 0.6931471805599453))
 logit = Op("LogitBackward0", lambda self, *, eps: K.logit_array(self, eps),
-           self=lambda grad, self, eps: F.logit_backward(grad, self, eps))
+           self=lambda grad, self, eps: F.logit_backward(grad, self, eps), integers="float")
 xlogy = Op("XlogyBackward0", lambda self, other: K.xlogy_array(self, other), promotes=True,
            self=lambda grad, self, other: grad * F.xlogy(F.ne(self, 0).to(grad.dtype), other),
            other=lambda grad, self, other: grad * self / other)
@@ -739,9 +757,9 @@ nansum = Op("NansumBackward0",
             self=lambda grad, self, dim, keepdim, self_sym_sizes: (
                 grad if dim is None else _sum_to_dims(grad, dim, keepdim, self_sym_sizes)).expand(self_sym_sizes)
             * F.isnan(self).logical_not())
-median_all = Op("MedianBackward0", lambda self: K.median_all(self), self=_where_selected)
+median_all = Op("MedianBackward0", lambda self: K.median_all(self), integers=("median_cpu", "b"), self=_where_selected)
 median_dim = Op("MedianBackward1", lambda self, *, dim, keepdim, self_sym_sizes: K.median_dim(self, dim, keepdim),
-                multi_output=True,
+                multi_output=True, integers=("median_cpu", "b"),
                 self=lambda grads, dim, keepdim, self_sym_sizes, result1:
                     F.value_selecting_backward(grads[0], dim, result1, self_sym_sizes, keepdim))
 
@@ -760,4 +778,4 @@ conj = Op("ConjBackward0", np.conj, self=lambda grad: grad.conj())
 angle = Op("AngleBackward0", lambda self: np.angle(self).astype(K.real_dtype(self.dtype), copy=False),
            # PyTorch's angle_backward: zero at 0, and for real inputs everywhere
            self=lambda grad, self: F.where(self == 0, 0.0, grad * self / self.abs().pow(2) * 1j)
-           if self.is_complex() else F.zeros_like(self))
+           if self.is_complex() else F.zeros_like(self), integers="float")

@@ -28,9 +28,9 @@ asinh_inplace = Op("AsinhBackward1", np.arcsinh,
                    self=lambda grad: derivative_not_implemented("inplace version of asinh"))
 atanh_inplace = Op("AtanhBackward1", np.arctanh,
                    self=lambda grad: derivative_not_implemented("inplace version of atanh"))
-deg2rad = Op("Deg2RadBackward0", lambda self: _times_constant(self, _RADIANS_PER_DEGREE),
+deg2rad = Op("Deg2RadBackward0", lambda self: _times_constant(self, _RADIANS_PER_DEGREE), integers="float",
              self=lambda grad: F.scalar_mul(grad, _RADIANS_PER_DEGREE))
-rad2deg = Op("Rad2DegBackward0", lambda self: _times_constant(self, _DEGREES_PER_RADIAN),
+rad2deg = Op("Rad2DegBackward0", lambda self: _times_constant(self, _DEGREES_PER_RADIAN), integers="float",
              self=lambda grad: F.scalar_mul(grad, _DEGREES_PER_RADIAN))
 
 

@@ -150,10 +150,10 @@ def evenly_distribute_backward(grad, self, result):
     return F.where(mask, grad / mask.sum(), 0.0)
 
 
-nanmedian_all = Op("NanmedianBackward0", _nanmedian_all,
+nanmedian_all = Op("NanmedianBackward0", _nanmedian_all, integers=("median_cpu", "b"),
                    self=lambda grad, self, result: evenly_distribute_backward(grad, self, result))
 nanmedian_dim = Op("NanmedianBackward1", lambda self, *, dim, keepdim, self_sym_sizes: _nanmedian_dim(
-    self, dim, keepdim), multi_output=True,
+    self, dim, keepdim), multi_output=True, integers=("median_cpu", "b"),
     self=lambda grads, dim, keepdim, self_sym_sizes, result1: F.value_selecting_backward(
         grads[0], dim, result1, self_sym_sizes, keepdim))
 vdot = Op("VdotBackward0", lambda self, other: np.asarray(np.vdot(self, other)),

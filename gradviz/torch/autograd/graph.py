@@ -82,13 +82,28 @@ def edge_of(t):
     return (None, 0)
 
 
+def integer_input(op, array):
+    """An integer or bool array about to go into ``op``, as ATen takes it (see Op.integers)."""
+    if op.integers == "float":
+        return array.astype(_dtypes.DEFAULTS.float_dtype.np)
+    kernel, kinds = op.integers
+    if array.dtype.kind in kinds:
+        if callable(kernel):
+            raise kernel()
+        raise _errors.kernel_not_implemented(kernel, _dtypes.FROM_NUMPY[array.dtype].scalar_type)
+    return array
+
+
 def apply(op, inputs, params):
     """Run ``op`` forward on ``inputs`` (tensors or Python numbers) and record its node."""
     if FORWARD_AD is not None:
         return FORWARD_AD(op, inputs, params)
     count = len(inputs)
+    rounding = None
     if count == 1:
         arrays = (getattr(inputs[0], "_data", inputs[0]),)
+        if op.integers is not None and type(arrays[0]) is np.ndarray and arrays[0].dtype.kind in "biu":
+            arrays = (integer_input(op, arrays[0]),)
     elif count == 2:
         first, second = inputs
         first = getattr(first, "_data", first)
@@ -96,6 +111,8 @@ def apply(op, inputs, params):
             arrays = (first, _kernels.scalar_as_array(second, first))
         else:
             arrays = (first, getattr(second, "_data", second))
+        if op.promotes and _mixed_operands(*arrays):
+            arrays, rounding = _in_common_dtype(op, arrays)
     else:
         arrays = [getattr(x, "_data", x) for x in inputs]
     if _kernels.GUARDS:
@@ -117,7 +134,9 @@ def apply(op, inputs, params):
         return _apply_special(op, inputs, params, out)
     if type(out) is not np.ndarray:
         out = np.asanyarray(out)  # (a meta result stays a MetaArray)
-    if op.promotes:
+    if rounding is not None:
+        out = out.astype(rounding)
+    elif op.promotes:
         # Does numpy's result dtype already agree with PyTorch's promotion? (the common case)
         first, second = arrays[0], arrays[1]
         dtype = out.dtype
@@ -166,6 +185,8 @@ def apply_unary(op, x):
         return apply(op, (x,), _NO_OPTIONS)
     data = x._data
     if type(data) is not _ndarray:  # a meta tensor: apply() makes its result meta
+        return apply(op, (x,), _NO_OPTIONS)
+    if not x._requires_grad and op.integers is not None and data.dtype.kind in "biu":  # (no integer needs grad)
         return apply(op, (x,), _NO_OPTIONS)
     try:
         out = op.forward(data)
@@ -239,6 +260,8 @@ def apply_binary(op, a, b, params):
             return apply(op, (a, b), params)
     elif kind is float and op.arithmetic:
         second = _kernels.scalar_as_array(b, first)
+        if type(second) is float and _mixed_operands(first, second):  # an integer or float16 tensor
+            return apply(op, (a, b), params)
     else:
         return apply(op, (a, b), params)
     if type(first) is not _ndarray:
@@ -258,6 +281,8 @@ def apply_binary(op, a, b, params):
         out = np.asarray(out)
     dtype = out.dtype
     if first.dtype != dtype or (type(second) is _ndarray and second.dtype != dtype):
+        if _mixed_operands(first, second):
+            return apply(op, (a, b), params)  # computed in the common dtype
         out = _promote(out, (first, b if kind is float else second))
         dtype = out.dtype
     result = _new(Tensor)
@@ -523,6 +548,37 @@ def _forward_in_float32(op, arrays, params):
     elif type(out) is tuple:  # several results (max with its indices, ...): round the float32 ones
         out = tuple(o.astype(_dtypes.BFLOAT16) if getattr(o, "dtype", None) == np.float32 else o for o in out)
     return out
+
+
+def _mixed_operands(first, second):
+    """Would numpy compute these two operands in another dtype than PyTorch? (a float32 and
+    a float64 tensor in float64, an integer and a float in float64, float16 and a Python
+    float in float16; ATen casts tensors to the result dtype first, a number to its op math)"""
+    if type(first) is not np.ndarray:
+        first, second = second, first
+        if type(first) is not np.ndarray:
+            return False
+    kind = first.dtype.kind
+    if type(second) is np.ndarray:
+        return second.dtype != first.dtype and (kind in "fc" or second.dtype.kind in "fc")
+    if type(second) is float:
+        return kind in "biu" or first.dtype == np.float16
+    return type(second) is complex and kind != "c"
+
+
+def _in_common_dtype(op, arrays):
+    """(operands, the dtype to round the result to or None): each tensor cast to the result
+    dtype before the op, as ATen's TensorIterator casts them; float16 times or over a number
+    (a Python float or a 0-d tensor) is computed in float32, its op math, then rounded
+    (see Op.number_in_op_math)."""
+    target = _dtypes.result_type(arrays).np
+    compute = target
+    number = arrays[1]
+    if target == np.float16 and op.number_in_op_math and (
+            type(number) is float or (type(number) is np.ndarray and not number.ndim)):
+        compute = np.dtype(np.float32)
+    cast = tuple(a.astype(compute) if type(a) is np.ndarray and a.dtype != compute else a for a in arrays)
+    return cast, (target if compute != target else None)
 
 
 def _promote(out, arrays):

@@ -11,7 +11,7 @@ from .. import _errors, _meta, _ops
 from .. import _tensor  # bound lazily: both import this module
 from .._namespace import F
 from .grad_mode import STATE
-from .graph import _forward_in_float32, edge_of, record
+from .graph import _forward_in_float32, edge_of, integer_input, record
 from .node import Node, SavedTensor
 
 
@@ -24,6 +24,8 @@ def _forward_checked(op, arrays, params, self):
         if type(other) is np.ndarray and np.may_share_memory(target, other) and not _same_layout(target, other) \
                 and np.shares_memory(target, other):
             raise _errors.partial_overlap()
+    if op.integers is not None and type(target) is np.ndarray and target.dtype.kind in "biu":
+        arrays = [integer_input(op, arrays[0]), *arrays[1:]]  # then refused below if it became a float
     try:
         if target.dtype.kind == "V":  # bfloat16: a number is rounded to it, then all computes in float32
             out = np.asarray(_forward_in_float32(op, arrays, params))
