@@ -1435,6 +1435,8 @@ def _add_coverage_cases(C):
     _add_special_cases(C)
     C("logaddexp", lambda T, x, y: T.logaddexp(x, y), _x(3, 4), _x(3, 4), **g)
     C("xlogy", lambda T, x, y: T.xlogy(x, y), _x(3, 4), _x(3, 4, kind="p"), **g)
+    C("xlogy_scalar_self", lambda T, y: T.xlogy(2.5, y), _x(3, 4, kind="p"), **g)
+    C("xlogy_scalar_other", lambda T, x: T.xlogy(x, 1.7), _x(3, 4), **g)
     C("hypot", lambda T, x, y: T.hypot(x, y), _x(3, 4, kind="nz"), _x(3, 4, kind="nz"), **g)
     C("atan2", lambda T, x, y: T.atan2(x, y), _x(3, 4), _x(3, 4, kind="nz"), **g)
     C("fmod_scalar", lambda T, x: T.fmod(x, 1.5), _x(3, 4, kind="fr"), fd=False, **g)

@@ -28,8 +28,9 @@ def mm(input, mat2, *, out=None):
         raise RuntimeError("mat2 must be a matrix")
     K.check_mm(input._data, mat2._data)
     _check_same_dtype(input, mat2, "mm")
-    return apply(_ops.mm, (input, mat2), {"self_sym_strides": _strides_for_grad(input),
-                                          "mat2_sym_strides": _strides_for_grad(mat2)})
+    return apply(_ops.mm, (input, mat2), {
+        "self_sym_sizes": input._data.shape, "self_sym_strides": _strides_for_grad(input),
+        "mat2_sym_sizes": mat2._data.shape, "mat2_sym_strides": _strides_for_grad(mat2)})
 
 
 def _strides_for_grad(t):

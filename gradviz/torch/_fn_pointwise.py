@@ -440,9 +440,11 @@ def logit_backward(grad, self, eps):
 
 
 def xlogy(input, other):
-    if _is_number(input):
-        input = F.scalar_tensor(input)
-    return apply(_ops.xlogy, (input, _other(other)), {})
+    if _is_number(input) and isinstance(other, _tensor.Tensor):
+        return apply(_ops.xlogy_scalar_self, (other,), {"self": input})
+    if _is_number(other) and isinstance(input, _tensor.Tensor):
+        return apply(_ops.xlogy_scalar_other, (input,), {"other": other})
+    return apply(_ops.xlogy, (input, other), {})
 
 
 def hypot(input, other):

@@ -107,7 +107,9 @@ def mvlgamma_(self, p):
 
 
 def xlogy_(self, other):
-    return _inplace(_ops.xlogy, self, (self, F.as_tensor_like(other, self)), {})
+    if not isinstance(other, _tensor.Tensor):
+        return _inplace(_ops.xlogy_scalar_other, self, (self,), {"other": other})
+    return _inplace(_ops.xlogy, self, (self, other), {})
 
 
 def logit_(self, eps=None):

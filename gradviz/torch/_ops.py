@@ -284,7 +284,8 @@ pow_scalar_base = Op("PowBackward2", lambda self, exponent: K.power_arrays(self,
 
 # ---------------------------------------------------------------------------------------
 # linear algebra
-mm = Op("MmBackward0", lambda self, mat2, *, self_sym_strides, mat2_sym_strides: self @ mat2,
+mm = Op("MmBackward0", lambda self, mat2, *, self_sym_sizes, self_sym_strides, mat2_sym_sizes, mat2_sym_strides: self @ mat2,
+        keeps=("self_sym_sizes", "mat2_sym_sizes"),  # (PyTorch's node keeps them for its meta)
         self=lambda grad, mat2, self_sym_strides: mm_mat1_backward(grad, mat2, self_sym_strides, 1),
         mat2=lambda grad, self, mat2_sym_strides: mm_mat2_backward(grad, self, mat2_sym_strides, 1))
 mv = Op("MvBackward0", lambda self, vec: self @ vec,
@@ -554,6 +555,7 @@ amin = Op("AminBackward0", lambda self, *, dim, keepdim: np.amin(self, axis=dim,
 # joining and splitting
 # numpy lays a join of transposed arrays out transposed; PyTorch's result is contiguous
 cat = Op("CatBackward0", lambda *tensors, dim, sizes: np.ascontiguousarray(np.concatenate(tensors, axis=dim)),
+         hidden=("sizes",),
          tensors=lambda grad, dim, sizes: F.cat_backward(grad, sizes, dim))
 stack = Op("StackBackward0", lambda *tensors, dim: np.ascontiguousarray(np.stack(tensors, axis=dim)),
            tensors=lambda grad, dim: grad.unbind(dim))
@@ -743,8 +745,16 @@ exp2 = Op("Exp2Backward0", np.exp2, self=lambda grad, result: grad * (result * 0
 logit = Op("LogitBackward0", lambda self, *, eps: K.logit_array(self, eps),
            self=lambda grad, self, eps: F.logit_backward(grad, self, eps), integers="float")
 xlogy = Op("XlogyBackward0", lambda self, other: K.xlogy_array(self, other), promotes=True,
-           self=lambda grad, self, other: grad * F.xlogy(F.ne(self, 0).to(grad.dtype), other),
+           self=lambda grad, self, other: F.xlogy(grad, other).masked_fill((self == 0) & (other <= 0), 0.0),
            other=lambda grad, self, other: grad * self / other)
+# xlogy with a number for one side: ATen's Scalar_Self / Scalar_Other overloads, their own nodes; the
+# number is read in the tensor's dtype
+xlogy_scalar_self = Op("XlogyBackward1", lambda other, *, self: K.xlogy_array(K.scalar_as_array(self, other), other),
+                       integers="float", other=lambda grad, self, other: grad * self / other)
+xlogy_scalar_other = Op("XlogyBackward2", lambda self, *, other: K.xlogy_array(self, K.scalar_as_array(other, self)),
+                        integers="float",
+                        self=lambda grad, self, other: F.xlogy(grad, other) if other > 0
+                        else F.xlogy(grad, other).masked_fill(self == 0, 0.0))
 hypot = Op("HypotBackward0", lambda self, other: np.hypot(self, other), promotes=True,
            self=lambda grad, self, result: grad * self / result,
            other=lambda grad, other, result: grad * other / result)

@@ -265,6 +265,10 @@ RawSavedTensor.__name__ = RawSavedTensor.__qualname__ = "SavedTensor"
 RawSavedTensor.__module__ = "torch._C._autograd"
 
 
+_NODE_DIR = (*dir(object), "__call__", "_input_metadata", "_register_hook_dict", "_sequence_nr", "_set_sequence_nr",
+             "metadata", "name", "next_functions", "register_hook", "register_prehook", "requires_grad")
+
+
 def _is_tensor_slot(op, key):
     """Does ``op``'s node save a tensor (an input or an output) under ``key`` when needed?"""
     return any(name == key and (position >= 0 or result_index >= 0 or op.variadic)
@@ -426,6 +430,19 @@ class Node:
     def _sequence_nr(self):
         """PyTorch's: the order the node was made in; backward runs later nodes first."""
         return self._seq_nr
+
+    def __dir__(self):
+        """What dir() lists for PyTorch's node of the op: its methods and its saved values
+        (``_saved_self``, and ``_raw_saved_self`` for a tensor), not the engine's fields."""
+        op = self._sig[SIG_OP]
+        if op is None:
+            return object.__dir__(self)
+        names = list(_NODE_DIR)
+        for key in op.saved_names:
+            names.append("_saved_" + key)
+            if _is_tensor_slot(op, key):
+                names.append("_raw_saved_" + key)
+        return sorted(names)
 
     def __getattr__(self, attr):
         # _saved_self, _saved_other, _saved_result, _saved_dim, ... as PyTorch's nodes expose them.
