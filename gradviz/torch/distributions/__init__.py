@@ -48,6 +48,14 @@ for _module in (bernoulli, categorical, cauchy, constraint_registry, constraints
 HalfCauchy.__module__ = "torch.distributions.half_cauchy"
 Weibull.__module__ = "torch.distributions.weibull"
 
+from . import lowrank_multivariate_normal, multivariate_normal  # noqa: E402
+from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: E402,F401
+from .multivariate_normal import MultivariateNormal  # noqa: E402,F401
+
+__all__ += ["LowRankMultivariateNormal", "MultivariateNormal"]
+for _module in (lowrank_multivariate_normal, multivariate_normal):
+    torch_module_name(vars(_module), "torch.distributions." + _module.__name__.rpartition(".")[2])
+
 
 from .. import _missing as _missing_names  # noqa: E402
 

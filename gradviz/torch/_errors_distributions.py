@@ -1,0 +1,35 @@
+"""The messages of torch.distributions' multivariate and relaxed distributions, in PyTorch
+2.13's words (its ValueErrors and NotImplementedErrors, raised by the distributions' __init__)."""
+
+
+def at_least_one_dimensional(name):
+    return ValueError(f"{name} must be at least one-dimensional.")
+
+
+def exactly_one_matrix():
+    return ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+
+
+def matrix_at_least_two_dimensional(name):
+    kind = "matrix " if name == "scale_tril" else ""
+    return ValueError(f"{name} {kind}must be at least two-dimensional, with optional leading batch dimensions")
+
+
+def cov_factor_shape(n):
+    return ValueError(f"cov_factor must be a batch of matrices with shape {n} x m")
+
+
+def cov_diag_shape(event_shape):
+    return ValueError(f"cov_diag must be a batch of vectors with shape {event_shape}")
+
+
+def lowrank_incompatible_batch(loc_shape, factor_shape, diag_shape):
+    return ValueError(f"Incompatible batch shapes: loc {loc_shape}, cov_factor {factor_shape}, cov_diag {diag_shape}")
+
+
+def inhomogeneous_total_count():
+    return NotImplementedError("inhomogeneous total_count is not supported")
+
+
+def probs_or_logits_not_both():
+    return ValueError("Either `probs` or `logits` must be specified, but not both.")
