@@ -33,3 +33,21 @@ def inhomogeneous_total_count():
 
 def probs_or_logits_not_both():
     return ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+def mixture_not_categorical():
+    return ValueError(" The Mixture distribution needs to be an  instance of torch.distributions.Categorical")
+
+
+def component_not_distribution():
+    return ValueError("The Component distribution needs to be an instance of torch.distributions.Distribution")
+
+
+def mixture_batch_incompatible(mixture_batch, component_batch):
+    return ValueError(f"`mixture_distribution.batch_shape` ({mixture_batch}) is not compatible with "
+                      f"`component_distribution.batch_shape`({component_batch})")
+
+
+def mixture_component_count(km, kc):
+    return ValueError(f"`mixture_distribution component` ({km}) does not equal "
+                      f"`component_distribution.batch_shape[-1]` ({kc})")
