@@ -178,3 +178,41 @@ def test_positive_definite_constraints():
         return [C.positive_definite.check(mats), C.positive_semidefinite.check(mats[:2]),
                 repr(C.positive_definite), repr(C.positive_semidefinite), C.positive_definite.event_dim]
     check(case)
+
+
+# ---------------------------------------------------------------------------------------
+# KL divergences between the multivariate normals
+
+def kl_case(T, seed, p_kind, q_kind, p_batch, q_batch, n):
+    rng = np.random.default_rng(seed)
+    D = T.distributions
+
+    def make(kind, batch):
+        loc = leaf(T, rng.standard_normal(batch + (n,)))
+        if kind == "full":
+            scale_tril = leaf(T, tril(rng, batch, n, "float32"))
+            return D.MultivariateNormal(loc, scale_tril=scale_tril), [loc, scale_tril]
+        factor = leaf(T, rng.standard_normal(batch + (n, 2)) * 0.6)
+        diag = leaf(T, rng.uniform(0.4, 1.5, batch + (n,)))
+        return D.LowRankMultivariateNormal(loc, factor, diag), [loc, factor, diag]
+
+    (p, p_params), (q, q_params) = make(p_kind, p_batch), make(q_kind, q_batch)
+    kl = D.kl_divergence(p, q)
+    return [], [kl, grads(T, kl, p_params + q_params)]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kinds", [("full", "full"), ("full", "lowrank"), ("lowrank", "full"), ("lowrank", "lowrank")])
+@pytest.mark.parametrize("batches", [((), ()), ((2,), (2,)), ((3,), ()), ((), (2,))])
+def test_multivariate_kl(seed, kinds, batches):
+    check(kl_case, seed, *kinds, *batches, 3, seed=seed)
+
+
+def test_multivariate_kl_event_shapes_differ():
+    for kinds in [("full", "full"), ("full", "lowrank"), ("lowrank", "full"), ("lowrank", "lowrank")]:
+        def case(T, kinds=kinds):
+            D = T.distributions
+            made = {"full": lambda n: D.MultivariateNormal(T.zeros(n), T.eye(n)),
+                    "lowrank": lambda n: D.LowRankMultivariateNormal(T.zeros(n), T.ones(n, 1), T.ones(n))}
+            return D.kl_divergence(made[kinds[0]](2), made[kinds[1]](3))
+        check(case)

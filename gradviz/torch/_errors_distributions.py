@@ -51,3 +51,8 @@ def mixture_batch_incompatible(mixture_batch, component_batch):
 def mixture_component_count(km, kc):
     return ValueError(f"`mixture_distribution component` ({km}) does not equal "
                       f"`component_distribution.batch_shape[-1]` ({kc})")
+
+
+def kl_event_shapes_differ(kind):
+    # PyTorch's message keeps the indentation of its source's line continuation
+    return ValueError(f"KL-divergence between two {kind} with{' ' * 26}different event shapes cannot be computed")

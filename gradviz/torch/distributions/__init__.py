@@ -48,8 +48,8 @@ for _module in (bernoulli, categorical, cauchy, constraint_registry, constraints
 HalfCauchy.__module__ = "torch.distributions.half_cauchy"
 Weibull.__module__ = "torch.distributions.weibull"
 
-from . import (lowrank_multivariate_normal, mixture_same_family, multivariate_normal, relaxed_bernoulli,  # noqa: E402
-               relaxed_categorical)
+from . import (kl_multivariate, lowrank_multivariate_normal, mixture_same_family, multivariate_normal,  # noqa: E402
+               relaxed_bernoulli, relaxed_categorical)
 from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: E402,F401
 from .mixture_same_family import MixtureSameFamily  # noqa: E402,F401
 from .multivariate_normal import MultivariateNormal  # noqa: E402,F401
