@@ -216,3 +216,20 @@ def test_multivariate_kl_event_shapes_differ():
                     "lowrank": lambda n: D.LowRankMultivariateNormal(T.zeros(n), T.ones(n, 1), T.ones(n))}
             return D.kl_divergence(made[kinds[0]](2), made[kinds[1]](3))
         check(case)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("batch", [(), (2,)])
+def test_positive_definite_transform(seed, batch):
+    def case(T):
+        D = T.distributions
+        x = leaf(T, np.random.default_rng(seed).standard_normal(batch + (3, 3)))
+        t = D.PositiveDefiniteTransform()
+        y = t(x)
+        back = t.inv(y)
+        to = D.transform_to(D.constraints.positive_definite)
+        # the diagonal goes through exp (MKL's VML in PyTorch): within the tolerance
+        return [], [y, back, grads(T, y, [x]), grads(T, back, [x]), repr(t), t == to, repr(t.codomain),
+                     bool(D.constraints.positive_definite.check(y.detach()).all()),
+                     repr(D.transform_to(D.constraints.positive_semidefinite))]
+    check(case)
