@@ -325,3 +325,20 @@ def column_major(a):
     if a.ndim < 2:
         return a
     return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
+
+
+def bmm_arrays(batch1, batch2):
+    """torch.bmm's product. Where contraction x rows x columns < 400 ATen runs its own loop
+    (baddbmm_cpu_kernel): each entry summed from zero, k = 0, 1, ... in the operands' float
+    type, one rounding per product and per addition; that loop is reproduced here so small
+    batched products (a distribution's _batch_mv, attention on a few tokens) agree to the
+    bit. Larger products go to MKL, whose blocking numpy's BLAS does not share."""
+    contraction = batch1.shape[-1]
+    small = contraction * batch1.shape[-2] * batch2.shape[-1] < 400
+    plain = type(batch1) is np.ndarray and type(batch2) is np.ndarray  # a meta placeholder keeps numpy's
+    if not (small and plain) or batch1.dtype not in (np.float32, np.float64) or batch2.dtype != batch1.dtype:
+        return batch1 @ batch2
+    acc = np.zeros(batch1.shape[:-1] + batch2.shape[-1:], dtype=batch1.dtype)
+    for k in range(contraction):
+        acc += batch1[..., :, k:k + 1] * batch2[..., k:k + 1, :]
+    return acc

@@ -18,6 +18,7 @@ which returns a real tensor itself, adding no node).
 import numpy as np
 
 from . import _kernels as K
+from . import _kernels_linalg as KLA
 from . import _kernels_reduce as KR
 from . import _kernels_special as KS
 from . import _random as R
@@ -294,7 +295,7 @@ mv = Op("MvBackward0", lambda self, vec: self @ vec,
 dot = Op("DotBackward0", lambda self, tensor: np.asarray(np.dot(self, tensor)),
          self=lambda grad, tensor: grad * F.conj(tensor),
          tensor=lambda grad, self: grad * F.conj(self))
-bmm = Op("BmmBackward0", lambda self, mat2: self @ mat2,
+bmm = Op("BmmBackward0", lambda self, mat2: KLA.bmm_arrays(self, mat2),
          self=lambda grad, mat2: grad.bmm(F.conj(mat2.transpose(1, 2))),
          mat2=lambda grad, self: F.conj(self.transpose(1, 2)).bmm(grad))
 addmm = Op("AddmmBackward0",

@@ -342,10 +342,11 @@ linalg_lu_solve = Op(
         B.dtype, copy=False)),
     LU=lambda grad, LU, pivots, result, left, adjoint: lu_solve_LU_backward(grad, LU, pivots, result, left, adjoint),
     B=lambda grad, LU, pivots, left, adjoint: F.linalg_lu_solve(LU, pivots, grad, left=left, adjoint=not adjoint))
+# one joint formula in derivatives.yaml (self, B: ...): self and result saved whichever needs a gradient
 linalg_solve_triangular = Op(
     "LinalgSolveTriangularBackward0",
     lambda self, B, *, upper, left, unitriangular: KL.column_major(KL.solve_triangular(
-        self, B, upper, left, unitriangular).astype(self.dtype, copy=False)),
+        self, B, upper, left, unitriangular).astype(self.dtype, copy=False)), joint=True,
     self=lambda grad, self, result, upper, left, unitriangular: _triangular_part(
         -(_solve_triangular_adjoint(grad, self, upper, left, unitriangular).matmul(_mH(result)) if left
           else _mH(result).matmul(_solve_triangular_adjoint(grad, self, upper, left, unitriangular))),

@@ -176,7 +176,7 @@ def _type_word(dtype):
 class CopySlices(Node):
     """Gradient of an in-place op on a view, seen from the base: the op's own node runs on
     the viewed region of the base's gradient; the rest of the gradient passes through."""
-    __slots__ = ("fn", "view_chain", "base_shape")
+    __slots__ = ("fn", "view_chain", "base_shape", "base_contiguous")
     __module__ = "builtins"
 
     def name(self):
@@ -194,7 +194,9 @@ class CopySlices(Node):
             raise _errors.freed(node=self, freed_by=self._freed_by)
         if STATE.enabled:
             return self._backward_recorded(grads[0])
-        result = np.array(grads[0]._data, copy=True)
+        # the gradient laid out as the base is (PyTorch's new_empty_strided(base's strides)),
+        # so that the view chain replays on it: a transposed gradient would not view as the base did
+        result = np.array(grads[0]._data, copy=True, order="C" if self.base_contiguous else "K")
         region = _ops._replay(result, self.view_chain)
         inner = run_op_node(self.fn, [Tensor._make(np.array(region, copy=True))])
         region[...] = inner[0]._data if inner[0] is not None else 0
@@ -205,7 +207,7 @@ class CopySlices(Node):
         copy the gradient, take the view's region, run the op's node on a copy of it, and
         write its result back into the region."""
         from .engine import run_op_node
-        result = F.clone(grad)
+        result = F.clone(grad, memory_format="contiguous" if self.base_contiguous else None)
         region = F.replay_view(result, self.view_chain)
         inner = run_op_node(self.fn, [F.clone(region)])
         if inner[0] is None:
@@ -229,6 +231,7 @@ def _rewrite_base(op, view, base, inputs, params):
     copy.fn = fn
     copy.view_chain = view._view_chain
     copy.base_shape = base._data.shape
+    copy.base_contiguous = base._data.flags.c_contiguous
     copy.next_functions = (_base_edge(base),) + fn.next_functions[1:]
     copy._needs = (copy.next_functions[0][0] is not None,) + fn._needs[1:]
     copy._input_meta = ((base._data.shape, base._data.dtype),) + fn._input_meta[1:]

@@ -48,6 +48,20 @@ for _module in (bernoulli, categorical, cauchy, constraint_registry, constraints
 HalfCauchy.__module__ = "torch.distributions.half_cauchy"
 Weibull.__module__ = "torch.distributions.weibull"
 
+from . import (kl_multivariate, lowrank_multivariate_normal, mixture_same_family, multivariate_normal,  # noqa: E402
+               relaxed_bernoulli, relaxed_categorical)
+from .lowrank_multivariate_normal import LowRankMultivariateNormal  # noqa: E402,F401
+from .mixture_same_family import MixtureSameFamily  # noqa: E402,F401
+from .multivariate_normal import MultivariateNormal  # noqa: E402,F401
+from .relaxed_bernoulli import RelaxedBernoulli  # noqa: E402,F401 - its base only in the submodule, as in PyTorch
+from .relaxed_categorical import RelaxedOneHotCategorical  # noqa: E402,F401
+
+__all__ += ["LowRankMultivariateNormal", "MixtureSameFamily", "MultivariateNormal", "RelaxedBernoulli",
+            "RelaxedOneHotCategorical"]
+for _module in (lowrank_multivariate_normal, mixture_same_family, multivariate_normal, relaxed_bernoulli,
+                relaxed_categorical):
+    torch_module_name(vars(_module), "torch.distributions." + _module.__name__.rpartition(".")[2])
+
 
 from .. import _missing as _missing_names  # noqa: E402
 

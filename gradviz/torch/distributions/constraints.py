@@ -8,8 +8,9 @@ from .._type_info import finfo
 __all__ = [
     "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval", "is_dependent", "less_than",
-    "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive",
-    "positive_integer", "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
+    "lower_cholesky", "lower_triangular", "MixtureSameFamilyConstraint", "multinomial", "nonnegative",
+    "nonnegative_integer", "one_hot", "positive", "positive_semidefinite", "positive_definite", "positive_integer",
+    "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
 ]
 
 
@@ -273,6 +274,55 @@ class _Symmetric(_Square):
         return F.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
 
 
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric with no negative eigenvalue."""
+
+    def check(self, value):
+        sym_check = super().check(value)
+        if not sym_check.all():
+            return sym_check
+        return F.linalg_eigvalsh(value).ge(0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric with a Cholesky factor (cholesky_ex's info is 0)."""
+
+    def check(self, value):
+        sym_check = super().check(value)
+        if not sym_check.all():
+            return sym_check
+        return F.linalg_cholesky_ex(value).info.eq(0)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """A MixtureSameFamily's support: the component's constraint checked on the value with
+    the mixture dim put back, then reduced over it."""
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        num_dim_to_keep = value.dim() - self.event_dim
+        return result.reshape(result.shape[:num_dim_to_keep] + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
+
+
 class _Cat(Constraint):
     """Constraints applied to consecutive slices of ``dim``, of ``lengths`` each."""
 
@@ -364,5 +414,7 @@ lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_definite = _PositiveDefinite()
 cat = _Cat
 stack = _Stack

@@ -5,12 +5,12 @@ from .transforms_elementwise import (  # noqa: F401
     AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, PowerTransform,
     ReshapeTransform, SigmoidTransform, SoftplusTransform, TanhTransform, Transform, identity_transform)
 from .transforms_structured import (  # noqa: F401
-    CatTransform, CorrCholeskyTransform, CumulativeDistributionTransform, LowerCholeskyTransform, SoftmaxTransform,
-    StackTransform, StickBreakingTransform)
+    CatTransform, CorrCholeskyTransform, CumulativeDistributionTransform, LowerCholeskyTransform,
+    PositiveDefiniteTransform, SoftmaxTransform, StackTransform, StickBreakingTransform)
 
 __all__ = [
     "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
     "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
-    "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
+    "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform",
     "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "Transform", "identity_transform",
 ]

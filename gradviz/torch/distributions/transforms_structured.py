@@ -148,6 +148,24 @@ class LowerCholeskyTransform(Transform):
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
 
 
+class PositiveDefiniteTransform(Transform):
+    """A square matrix to a positive-definite one: L L^T, L its LowerCholeskyTransform."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other):
+        return isinstance(other, PositiveDefiniteTransform)
+
+    def _call(self, x):
+        x = LowerCholeskyTransform()(x)
+        return x @ x.mT
+
+    def _inverse(self, y):
+        y = F.linalg_cholesky(y)
+        return LowerCholeskyTransform().inv(y)
+
+
 def _check_dim(name, dim, value, size, expected, what):
     if not -value.dim() <= dim < value.dim():
         raise AssertionError(f"dim {dim} out of range for {name} with {value.dim()} dimensions")
