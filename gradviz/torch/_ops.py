@@ -572,7 +572,24 @@ topk = Op("TopkBackward0", lambda self, *, k, dim, largest, self_sym_sizes: K.to
                                                                                  result1._data))
 trace = Op("TraceBackward0", lambda self, *, self_sym_sizes: np.asarray(np.trace(self)),
            self=lambda grad, self_sym_sizes: F.eye(*self_sym_sizes, dtype=grad.dtype) * grad)
-lerp = Op("LerpBackward0", lambda self, end, *, weight: self + weight * (end - self), promotes=True,
+def lerp_array(self, end, weight):
+    """ATen's lerp: from ``self`` for weights under 0.5 in size, from ``end`` above (so that
+    lerp(a, inf, 0.5) is inf, not nan), as one fused multiply-add. Half types compute in
+    float32 (ATen's opmath); float32's fused product and sum go through float64, where the
+    product is exact."""
+    dtype = np.result_type(self, end)
+    if dtype.kind not in "fc" or dtype.itemsize < 4:  # float16 and bfloat16 (numpy kind 'V')
+        self, end = self.astype(np.float32), end.astype(np.float32)
+    diff = end - self
+    weight = np.asarray(weight).astype(diff.dtype, copy=False)  # a Python weight as ATen's opmath scalar
+    small = np.abs(weight) < 0.5
+    wide = np.float64 if diff.dtype == np.float32 else diff.dtype
+    coeff = np.where(small, weight, weight - weight.dtype.type(1)).astype(wide)
+    base = np.where(small, self, end).astype(wide)
+    return (coeff * diff.astype(wide) + base).astype(diff.dtype).astype(dtype)
+
+
+lerp = Op("LerpBackward0", lambda self, end, *, weight: lerp_array(self, end, weight), promotes=True,
           self=lambda grad, weight: grad * (1 - weight),
           end=lambda grad, weight: grad * weight)
 addcmul = Op("AddcmulBackward0",
@@ -628,7 +645,7 @@ zeta_scalar_self = Op("SpecialZetaBackward1", lambda other, *, self: KS.zeta_arr
                       other=lambda grad, self, other: grad * -self * F.zeta(self + 1.0, other))
 zeta_scalar_other = Op("SpecialZetaBackward2", lambda self, *, other: KS.zeta_array(self, other),
                        self=lambda grad: derivative_not_implemented("zeta"), keeps=("other",))
-lerp_tensor = Op("LerpBackward1", lambda self, end, weight: self + weight * (end - self), promotes=True,
+lerp_tensor = Op("LerpBackward1", lambda self, end, weight: lerp_array(self, end, weight), promotes=True,
                  self=lambda grad, weight: grad * (1 - weight),
                  end=lambda grad, weight: grad * weight,
                  weight=lambda grad, self, end: grad * (end - self))
