@@ -1451,6 +1451,14 @@ def _add_coverage_cases(C):
     C("clamp_max_tensor", lambda T, x, hi: T.clamp_max(x, hi), _x(6, kind="d"), _x(6, value=[0.1] * 6), **g)
     C("lerp_scalar", lambda T, a, b: T.lerp(a, b, 0.3), _x(3, 4), _x(3, 4), **g)
     C("lerp_tensor", lambda T, a, b, w: T.lerp(a, b, w), _x(3, 4), _x(3, 4), _x(3, 4, kind="u"), **g)
+    # unique's nodes refuse backward in PyTorch's words
+    dup = [[1.0, 2.0, 1.0, 3.0], [2.0, 2.0, 0.5, 1.0], [1.0, 2.0, 1.0, 3.0]]
+    C("unique", lambda T, x: T.unique(x, return_inverse=True, return_counts=True), _x(3, 4, value=dup),
+      double=False, fd=False, **g)
+    C("unique_dim", lambda T, x: T.unique(x, dim=0, return_counts=True), _x(3, 4, value=dup), double=False,
+      fd=False, **g)
+    C("unique_consecutive", lambda T, x: T.unique_consecutive(x, return_inverse=True), _x(3, 4, value=dup),
+      double=False, fd=False, **g)
     C("addcmul", lambda T, a, b, c: T.addcmul(a, b, c, value=0.5), _x(3, 4), _x(3, 4), _x(3, 4), **g)
     C("addcdiv", lambda T, a, b, c: T.addcdiv(a, b, c, value=0.5), _x(3, 4), _x(3, 4), _x(3, 4, kind="nz"), **g)
     # -- reductions, sorting and selection ---------------------------------------------------

@@ -31,6 +31,7 @@ import test_nn_more_oracle  # noqa: E402
 import test_nn  # noqa: E402
 import test_nn_layers_more_oracle as nn_more  # noqa: E402
 import test_resize_pad_oracle  # noqa: E402
+import test_sampling_oracle  # noqa: E402
 import test_torch_breadth_oracle as breadth  # noqa: E402
 
 #: node name -> why no oracle case of the kinds above produces it
@@ -104,7 +105,8 @@ def _reached():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for case in (oracle.OP_CASES + test_attention_oracle.CASES + test_resize_pad_oracle.CASES
-                     + test_nn_breadth_oracle.CASES + test_nn_more_oracle.CASES + test_nn_more_oracle.BILINEAR
+                     + test_nn_breadth_oracle.CASES + test_sampling_oracle.CASES
+                     + [oracle.Case(c.name, c.fn, *c.args) for c in test_sampling_oracle.SAMPLE_CASES] + test_nn_more_oracle.CASES + test_nn_more_oracle.BILINEAR
                      + [c for c in test_nn_more_oracle.EMBEDDING_BAG if isinstance(c, oracle.Case)]):
             inputs = oracle.make_inputs(gv, case.args, case.arrays())
             _run(lambda *xs: case.fn(gv, *xs), inputs, names, case.double)

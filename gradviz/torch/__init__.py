@@ -141,6 +141,8 @@ from . import random  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401
 from . import distributions  # noqa: E402,F401
+from . import serialization  # noqa: E402,F401
+from .serialization import load, save  # noqa: E402,F401
 
 _silence_float_noise()
 

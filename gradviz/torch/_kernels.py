@@ -154,16 +154,17 @@ def lerp_array(self, end, weight):
     * (1 - weight), each a fused multiply-add in its CPU kernels, in the inputs' dtype (a 0-d
     weight of another dtype is read as a number of it, as ATen reads a CPU scalar)."""
     dtype = np.result_type(self, end)
-    if dtype.kind != "f" or dtype.itemsize < 4:
+    if dtype.kind not in "fV":
         return self + weight * (end - self)
-    fma = fused_multiply_add32 if dtype == np.float32 else fused_multiply_add
-    weight = np.asarray(weight, dtype=dtype)
-    self, end, weight = np.broadcast_arrays(np.asarray(self, dtype), np.asarray(end, dtype), weight)
+    wide = np.dtype(np.float32) if dtype.itemsize < 4 else dtype  # float16 / bfloat16: float32, ATen's op math
+    fma = fused_multiply_add32 if wide == np.float32 else fused_multiply_add
+    weight = np.asarray(weight, dtype=wide)
+    self, end, weight = np.broadcast_arrays(np.asarray(self, wide), np.asarray(end, wide), weight)
     difference = end - self
     with np.errstate(invalid="ignore", over="ignore"):
         near_self = fma(weight, difference, self)
         near_end = fma(-difference, dtype.type(1) - weight, end)
-    return np.where(np.abs(weight) < 0.5, near_self, near_end).astype(dtype, copy=False)
+    return np.where(np.abs(weight) < 0.5, near_self, near_end).astype(dtype, copy=False)  # (float16: rounded)
 
 
 def sigmoid_backward_array(grad_output, output):

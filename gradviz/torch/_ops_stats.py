@@ -4,7 +4,8 @@ import numpy as np
 
 from . import _kernels as K
 from ._namespace import F
-from ._ops import Op
+from . import _kernels_search as K_search
+from ._ops import Op, derivative_not_implemented
 
 
 def _mean_array(x, dim, keepdim):
@@ -158,3 +159,14 @@ nanmedian_dim = Op("NanmedianBackward1", lambda self, *, dim, keepdim, self_sym_
         grads[0], dim, result1, self_sym_sizes, keepdim))
 vdot = Op("VdotBackward0", lambda self, other: np.asarray(np.vdot(self, other)),
           self=lambda grad, other: F.conj(grad) * other, other=lambda grad, self: grad * self)
+
+
+# unique's outputs are what the input holds, but PyTorch gives them no derivative: a node
+# whose backward refuses, in PyTorch's words, under the op's name in derivatives.yaml.
+unique2 = Op("Unique2Backward0", lambda self, *, consecutive: K_search.unique_flat(self, consecutive),
+             multi_output=True, self=lambda grads: derivative_not_implemented("_unique2"))
+unique_dim = Op("UniqueDimBackward0", lambda self, *, dim, consecutive: K_search.unique_dim(self, dim, consecutive),
+                multi_output=True, self=lambda grads: derivative_not_implemented("unique_dim"))
+unique_consecutive = Op("UniqueConsecutiveBackward0", lambda self, *, dim: (
+    K_search.unique_flat(self, True) if dim is None else K_search.unique_dim(self, dim, True)),
+    multi_output=True, self=lambda grads: derivative_not_implemented("unique_consecutive"))

@@ -544,6 +544,7 @@ from ._functional_attention import (  # noqa: E402,F401
     multi_head_attention_forward, scaled_dot_product_attention)
 from ._functional_conv_more import conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d  # noqa: E402,F401,E501
 from ._functional_norms_more import instance_norm, rms_norm  # noqa: E402,F401
+from ._functional_sampling import affine_grid, fold, grid_sample, unfold  # noqa: E402,F401
 from ._functional_losses_more import (  # noqa: E402,F401
     cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss,
     multilabel_margin_loss, poisson_nll_loss, soft_margin_loss, triplet_margin_loss, triplet_margin_with_distance_loss)

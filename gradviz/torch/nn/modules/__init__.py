@@ -17,6 +17,7 @@ from .pooling_more import AdaptiveAvgPool1d, AvgPool1d  # noqa: F401
 from .pooling_nd import (AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,  # noqa: F401
                          AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
 from .shuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: F401
+from .fold import Fold, Unfold  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .sparse import Embedding, EmbeddingBag  # noqa: F401
