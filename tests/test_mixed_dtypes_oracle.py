@@ -73,3 +73,14 @@ def test_lerp_bits(dtype, weight, seed):
     theirs = torch.lerp(torch.tensor(start), torch.tensor(end), theirs_w)
     ours = G.lerp(G.tensor(start), G.tensor(end), ours_w)
     _same_bits(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lerp_of_infinities_and_nans(dtype):
+    values = [-np.inf, np.inf, 1.5, -2.0, 0.0, np.nan, 1e30]
+    start, end = (np.array(v, dtype=dtype) for v in zip(*[(a, b) for a in values for b in values]))
+    for weight in (0.0, 0.25, 0.5, 0.75, 1.0):
+        weights = np.full(start.shape, weight, dtype=dtype)
+        theirs = torch.lerp(torch.tensor(start), torch.tensor(end), torch.tensor(weights))
+        ours = G.lerp(G.tensor(start), G.tensor(end), G.tensor(weights))
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -155,16 +155,21 @@ def fused_multiply_add(a, b, c):
     a, b, c = (np.asarray(x, dtype=np.float64) for x in (a, b, c))
     if b.ndim == 0 and b == 1:
         return a + c  # one rounding already
-    product = a * b
-    split = 134217729.0  # 2**27 + 1
-    a_high = a * split - (a * split - a)
-    b_high = b * split - (b * split - b)
-    product_low = (((a_high * b_high - product) + a_high * (b - b_high)) + (a - a_high) * b_high) \
-        + (a - a_high) * (b - b_high)
-    total = product + c
-    back = total - product
-    total_low = (product - (total - back)) + (c - back)
-    return total + _sum_rounded_to_odd(total_low, product_low)
+    with np.errstate(invalid="ignore", over="ignore"):
+        product = a * b
+        split = 134217729.0  # 2**27 + 1
+        a_high = a * split - (a * split - a)
+        b_high = b * split - (b * split - b)
+        product_low = (((a_high * b_high - product) + a_high * (b - b_high)) + (a - a_high) * b_high) \
+            + (a - a_high) * (b - b_high)
+        total = product + c
+        back = total - product
+        total_low = (product - (total - back)) + (c - back)
+        fused = total + _sum_rounded_to_odd(total_low, product_low)
+    unusual = ~np.isfinite(fused)  # infinities (and splits of huge values) defeat the exact parts:
+    if unusual.any():  # there the plain result is the fused one, but for an overflow in between
+        fused = np.where(unusual, total, fused)
+    return fused
 
 
 def _sum_rounded_to_odd(x, y):
