@@ -141,6 +141,8 @@ from . import random  # noqa: E402,F401
 from . import func  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401
 from . import distributions  # noqa: E402,F401
+from . import storage  # noqa: E402,F401
+from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 
 _silence_float_noise()
 
