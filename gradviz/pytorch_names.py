@@ -55,7 +55,7 @@ MISSING = {
         "wait ").split()),
     'torch.Tensor': frozenset(("addbmm addbmm_ addmm_ addmv addmv_ addr addr_ as_strided as_strided_ as_strided_scatter as_subclass "
         "baddbmm baddbmm_ ccol_indices chalf coalesce col_indices conj_physical conj_physical_ const_data_ptr "
-        "cross crow_indices data_ptr dense_dim dequantize diagonal_scatter dist erfinv_ fill_diagonal_ geqrf "
+        "cross crow_indices dense_dim dequantize diagonal_scatter dist erfinv_ fill_diagonal_ geqrf "
         "grad_dtype hash_tensor histogram igamma_ igammac_ index index_copy index_copy_ index_fill "
         "index_fill_ index_put index_put_ index_reduce index_reduce_ indices int_repr ipu is_coalesced "
         "is_distributed is_ipu is_maia is_mkldnn is_mps is_mtia is_nested is_pinned is_quantized is_shared "
@@ -64,10 +64,9 @@ MISSING = {
         "q_per_channel_axis q_per_channel_scales q_per_channel_zero_points q_scale q_zero_point qscheme "
         "record_stream reinforce renorm renorm_ resize resize_as resize_as_sparse_ row_indices scatter_reduce "
         "scatter_reduce_ select_scatter set_ share_memory_ slice_inverse slice_scatter smm sparse_dim "
-        "sparse_mask sparse_resize_ sparse_resize_and_clear_ sspaddmm stft storage storage_type to_dense "
-        "to_mkldnn to_padded_tensor to_sparse to_sparse_bsc to_sparse_bsr to_sparse_coo to_sparse_csc "
-        "to_sparse_csr unfold unsafe_chunk unsafe_split unsafe_split_with_sizes untyped_storage values "
-        "volatile xpu ").split()),
+        "sparse_mask sparse_resize_ sparse_resize_and_clear_ sspaddmm stft storage_type to_dense to_mkldnn "
+        "to_padded_tensor to_sparse to_sparse_bsc to_sparse_bsr to_sparse_coo to_sparse_csc to_sparse_csr "
+        "unfold unsafe_chunk unsafe_split unsafe_split_with_sizes values volatile xpu ").split()),
     'torch.nn': frozenset(("AdaptiveLogSoftmaxWithLoss CTCLoss Container CrossMapLRN2d FractionalMaxPool2d FractionalMaxPool3d "
         "LazyBatchNorm1d LazyBatchNorm2d LazyBatchNorm3d LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d "
         "LazyConvTranspose2d LazyConvTranspose3d LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d "

@@ -199,3 +199,26 @@ def test_smooth_l1_and_huber_double_backward(name, kwargs, reduction):
 def test_inexact_list_names_real_losses():
     for key in INEXACT:
         assert hasattr(G.nn.functional, key.split()[0])
+
+
+def _bce_outcome(module, input, target):
+    try:
+        module.nn.functional.binary_cross_entropy(module.tensor(input), module.tensor(target))
+    except RuntimeError as error:
+        return str(error)
+    return None
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_binary_cross_entropy_names_the_first_element_out_of_range_as_pytorch_does(seed):
+    # the VAE tutorial's loss on data outside [0, 1]: PyTorch checks input then target, per element
+    rng = np.random.default_rng(seed)
+    for shape in [(1,), (5,), (3, 4)]:
+        input = rng.uniform(-0.3, 1.3, shape).astype(np.float32)
+        target = rng.uniform(-0.3, 1.3, shape).astype(np.float32)
+        if seed % 2:
+            target.flat[rng.integers(target.size)] = np.nan
+        theirs = _bce_outcome(torch, input, target)
+        assert _bce_outcome(G, input, target) == theirs
+        clipped = np.clip(input, 0, 1)
+        assert _bce_outcome(G, clipped, target) == _bce_outcome(torch, clipped, target)

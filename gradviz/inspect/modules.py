@@ -247,7 +247,16 @@ class ModuleTracker:
 
     def _index_tensors(self, root):
         for tid in root.tensors:
-            self._tensors.setdefault(tid, root)
+            held = self._tensors.get(tid)
+            if held is None or not self._still_names(held, tid):
+                # an id freed by a dead tensor and reused by this one: the new tree names it
+                self._tensors[tid] = root
+
+    @staticmethod
+    def _still_names(root, tid):
+        """Whether ``root`` still holds the live tensor whose id is ``tid``."""
+        found = root.tensors.get(tid)
+        return found is not None and found[2] is not None and found[2]() is not None and root.ref() is not None
 
     def _unique(self, path, module):
         """``path``, or ``path#2`` ... when another live module already has it."""

@@ -143,6 +143,8 @@ from .func import vmap  # noqa: E402,F401
 from . import distributions  # noqa: E402,F401
 from . import serialization  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
+from . import storage  # noqa: E402,F401
+from .storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 
 _silence_float_noise()
 

@@ -37,6 +37,10 @@ T_NOT_2D_WARNING = (
     "error in a future release. Consider `x.mT` to transpose batches of matrices or "
     "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered internally at "
     "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
+TYPED_STORAGE_DEPRECATED = (
+    "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only storage "
+    "class. This should only matter to you if you are using storages directly.  To access UntypedStorage "
+    "directly, use tensor.untyped_storage() instead of tensor.storage()")
 T_ZERO_DIM_WARNING = (
     "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. (Triggered internally at "
     "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)")

@@ -15,6 +15,11 @@ def multi_target_not_supported():
     return RuntimeError("0D or 1D target tensor expected, multi-target not supported")
 
 
+def bce_out_of_range(argument):
+    """binary_cross_entropy's kernel checks each element's input, then its target, in turn."""
+    return RuntimeError(f"all elements of {argument} should be between 0 and 1")
+
+
 def cosine_embedding_input_dims(target_kind, input_kind, shape1, shape2):
     return RuntimeError(f"{target_kind} target tensor expects {input_kind} input tensors, but found inputs with sizes "
                         f"{_sizes(shape1)} and {_sizes(shape2)}.")

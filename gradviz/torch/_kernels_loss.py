@@ -4,7 +4,7 @@ are PyTorch's to the bit; composite kernels round at each ATen op for bfloat16."
 import numpy as np
 
 from . import _kernels as K, _kernels_reduce as KR
-from . import _libm, _sleef
+from . import _errors_nn_more, _libm, _sleef
 
 
 NONE, MEAN, SUM = 0, 1, 2  # PyTorch's Reduction enum
@@ -251,11 +251,23 @@ def c_log1p(x):
     return _libm.log1pf(x) if x.dtype == np.float32 else np.log1p(x)
 
 
+def _check_bce_range(x, target):
+    """ATen checks element by element, the input's value before the target's, so the first
+    element out of [0, 1] (or NaN) in either names which one is wrong."""
+    with np.errstate(invalid="ignore"):
+        bad_input = ~((x >= 0) & (x <= 1))
+        bad_target = ~((target >= 0) & (target <= 1))
+    bad_input, bad_target = np.broadcast_arrays(bad_input, bad_target)
+    either = (bad_input | bad_target).ravel()
+    if either.any():
+        first = int(np.argmax(either))
+        raise _errors_nn_more.bce_out_of_range("input" if bad_input.ravel()[first] else "target")
+
+
 def binary_cross_entropy(x, target, weight, reduction):
     """ATen's kernel: (t - 1) * max(log1p(-x), -100) - t * max(log(x), -100), in the input's
     dtype, each log clamped at -100 so that 0 * log(0) stays finite; then * weight, reduced."""
-    if np.any((x < 0) | (x > 1)):
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    _check_bce_range(x, target)
     dtype = x.dtype
     floor = dtype.type(-100)
     target = target.astype(dtype, copy=False)

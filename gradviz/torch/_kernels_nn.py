@@ -336,16 +336,23 @@ def adaptive_matrix(in_size, out_size, dtype):
     return m.astype(dtype)
 
 
+def contiguous_pooled(pooled):
+    """einsum's result in PyTorch's layout: einsum may hand back a permuted array, and a
+    non-contiguous pool output would make a following flatten copy (CloneBackward0 and
+    UnsafeViewBackward0) where PyTorch's contiguous one takes a ViewBackward0."""
+    return np.ascontiguousarray(pooled)
+
+
 def adaptive_avg_pool2d(x, output_size):
     ah = adaptive_matrix(x.shape[-2], output_size[0], x.dtype)
     aw = adaptive_matrix(x.shape[-1], output_size[1], x.dtype)
-    return np.einsum("ih,...hw,jw->...ij", ah, x, aw, optimize=True)
+    return contiguous_pooled(np.einsum("ih,...hw,jw->...ij", ah, x, aw, optimize=True))
 
 
 def adaptive_avg_pool2d_backward(grad, input_sizes):
     ah = adaptive_matrix(input_sizes[-2], grad.shape[-2], grad.dtype)
     aw = adaptive_matrix(input_sizes[-1], grad.shape[-1], grad.dtype)
-    return np.einsum("ih,...ij,jw->...hw", ah, grad, aw, optimize=True)
+    return contiguous_pooled(np.einsum("ih,...ij,jw->...hw", ah, grad, aw, optimize=True))
 
 
 def constant_pad(x, pad, value):

@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ._kernels_nn import pooled_size
+from ._kernels_nn import contiguous_pooled, pooled_size
 
 
 def unbatched(fn, spatial_rank, x, *args):
@@ -138,12 +138,12 @@ def _adaptive_matrix(in_size, out_size, dtype):
 
 def adaptive_avg_pool3d(x, output_size):
     ad, ah, aw = (_adaptive_matrix(i, o, x.dtype) for i, o in zip(x.shape[-3:], output_size))
-    return np.einsum("id,...dhw,jh,kw->...ijk", ad, x, ah, aw, optimize=True)
+    return contiguous_pooled(np.einsum("id,...dhw,jh,kw->...ijk", ad, x, ah, aw, optimize=True))
 
 
 def adaptive_avg_pool3d_backward(grad, input_sizes):
     ad, ah, aw = (_adaptive_matrix(i, o, grad.dtype) for i, o in zip(input_sizes[-3:], grad.shape[-3:]))
-    return np.einsum("id,...ijk,jh,kw->...dhw", ad, grad, ah, aw, optimize=True)
+    return contiguous_pooled(np.einsum("id,...ijk,jh,kw->...dhw", ad, grad, ah, aw, optimize=True))
 
 
 def adaptive_max_pool(x, output_size):

@@ -20,6 +20,7 @@ import numpy as np
 from . import _kernels as K
 from . import _kernels_linalg as KLA
 from . import _kernels_reduce as KR
+from . import _kernels_rounded as KU
 from . import _kernels_special as KS
 from . import _random as R
 from . import _errors, _errors_dtypes
@@ -307,12 +308,13 @@ addmm = Op("AddmmBackward0",
 
 # ---------------------------------------------------------------------------------------
 # elementwise
-exp = Op("ExpBackward0", np.exp,
+exp = Op("ExpBackward0", KU.exp_array, integers="float",
          self=lambda grad, result: grad * F.conj(result))
 log = Op("LogBackward0", np.log, self=lambda grad, self: grad / F.conj(self))
 sin = Op("SinBackward0", np.sin, self=lambda grad, self: grad * F.conj(F.cos(self)))
 cos = Op("CosBackward0", np.cos, self=lambda grad, self: grad * -F.conj(F.sin(self)))
-tanh = Op("TanhBackward0", np.tanh, self=lambda grad, result: F.tanh_backward(grad, result))
+tanh = Op("TanhBackward0", KU.tanh_array, integers="float",
+          self=lambda grad, result: F.tanh_backward(grad, result))
 sigmoid = Op("SigmoidBackward0", lambda self: K.sigmoid_array(self),
              self=lambda grad, result: F.sigmoid_backward(grad, result), integers="float")
 # tanh's and sigmoid's backward as ops of their own, as in PyTorch: one kernel each, and
@@ -491,7 +493,8 @@ index_put = Op("IndexPutBackward0", lambda self, values, *, indices: K.index_put
 # more elementwise math (issue 3): rounding ops have zero gradient, as in PyTorch
 _zero_grad = lambda grad: F.zeros_like(grad)  # noqa: E731
 log1p = Op("Log1PBackward0", np.log1p, self=lambda grad, self: grad / F.scalar_add(self, 1))
-expm1 = Op("Expm1Backward0", np.expm1, self=lambda grad, result: grad * F.scalar_add(result, 1))
+expm1 = Op("Expm1Backward0", KU.expm1_array, integers="float",
+           self=lambda grad, result: grad * F.scalar_add(result, 1))
 rsqrt = Op("RsqrtBackward0", lambda self: K.rsqrt_array(self),
            self=lambda grad, result: F.scalar_mul(grad, -0.5) * result.pow(3), integers="float")
 floor = Op("FloorBackward0", np.floor, integers=("floor_vml_cpu", "b"), self=_zero_grad)

@@ -1,0 +1,29 @@
+"""float32 exp, expm1 and tanh as PyTorch's CPU kernels round them: the exact value rounded
+once to float32. ATen hands these to vectorised math (MKL's VML, SLEEF's 1.0-ULP versions)
+accurate to well under an ulp, so their float32 results are the correctly rounded ones on
+all but about one input in a hundred (exp) or a thousand (expm1, tanh); numpy's own float32
+approximations differ from them in the last bit on a tenth (expm1) to a third (exp, tanh) of
+inputs, which a few steps of training with a large learning rate make visible. The float64
+function rounded to float32 is the exact value rounded once, but for the vanishing set of
+inputs whose float64 result lands on a float32 halfway point.
+
+Other dtypes (float64, complex, integers promoted elsewhere) and the meta device's
+placeholders go to numpy unchanged: float64 is numpy's libm, as PyTorch's is, and a
+placeholder has no values to round."""
+import numpy as np
+
+
+def _rounded_from_float64(function):
+    # The kernel is the op's forward itself (its input is ``self``): one frame less per op. exp(89)
+    # overflows to inf in the cast, as in PyTorch; the engine's filter (float_noise) keeps it quiet.
+    def kernel(self):
+        if type(self) is not np.ndarray or self.dtype.char != "f":
+            return function(self)
+        return function(self.astype(np.float64)).astype(np.float32)
+    kernel.__name__ = kernel.__qualname__ = function.__name__ + "_float32"
+    return kernel
+
+
+exp_array = _rounded_from_float64(np.exp)
+expm1_array = _rounded_from_float64(np.expm1)
+tanh_array = _rounded_from_float64(np.tanh)
