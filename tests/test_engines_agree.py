@@ -59,7 +59,7 @@ KNOWN = {
     "None saved by a Function": "a custom Function's save_for_backward(..., None, ...): once backward freed the "
                                 "node, PyTorch shows every slot freed, the None one too; gradviz keeps that slot None",
     "module instance number": "a module bound to a name that an older, still live module holds is named "
-                              "name#k; when the older one dies differs between the engines (c32's fit() "
+                              "name#k; when the older one dies differs between the engines (t04's fit() "
                               "loop after the Learner, LSUV hooks and BatchNorm cells: gradviz counts one more)",
     "raised before the engine": "a backward call that fails its checks before any node runs (a non-scalar root, "
                                 "no grad_fn): PyTorch's function mode sees the call, gradviz's engine records none",
