@@ -264,11 +264,37 @@ def clamp_array(x, lo, hi):
     if not isinstance(lo, np.ndarray) and not isinstance(hi, np.ndarray):
         keep = x.dtype if x.dtype.kind == "f" else _dtypes.result_type([x, lo, hi]).np
     out = x
-    if lo is not None:
-        out = np.maximum(out, lo)
-    if hi is not None:
-        out = np.minimum(out, hi)
+    with np.errstate(invalid="ignore"):
+        if lo is not None:  # ATen's vector max(bound, x) and scalar std::max(x, bound) keep x on a tie (-0.0 vs 0.0)
+            out = np.where(out == lo, out, np.maximum(out, lo))
+        if hi is not None:
+            out = np.where(out == hi, out, np.minimum(out, hi))
     return out.astype(keep, copy=False) if keep is not None else out
+
+
+def extreme_of_two(choose, a, b, vector_keeps_b=True):
+    """maximum / minimum / fmax / fmin (``choose``: numpy's, which give b where a == b) with
+    ATen's ties (-0.0 against 0.0): its scalar loop gives a; its AVX-512 vector loop, over
+    whole registers of each row (16 float32s, 8 float64s), b for maximum / minimum and a
+    for fmax / fmin (``vector_keeps_b``). A row is the whole tensor when the operands have
+    one shape (or one is a number), else the last dimension."""
+    out = np.asarray(choose(a, b))
+    if out.dtype.kind != "f":
+        return out
+    if not out.ndim:  # one element: the scalar loop
+        return np.asarray(a, dtype=out.dtype) if a == b else out
+    same = np.shape(a) == np.shape(b) or np.ndim(a) == 0 or np.ndim(b) == 0
+    row = out.size if same else out.shape[-1]
+    step = 64 // out.dtype.itemsize
+    vectorized = (row // step) * step if vector_keeps_b else 0
+    if vectorized == row:
+        return out
+    ties = np.broadcast_to(a == b, out.shape)
+    if not ties.any():
+        return out
+    positions = np.arange(out.size).reshape(out.shape) if same else np.arange(out.shape[-1])
+    leftover = ties & (np.broadcast_to(positions % row, out.shape) >= vectorized)
+    return np.where(leftover, np.broadcast_to(a, out.shape), out).astype(out.dtype, copy=False)
 
 
 def sum_dtype(x, dtype=None):

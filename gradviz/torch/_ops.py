@@ -444,10 +444,10 @@ index_put_zeros = Op("IndexPutBackward0", lambda grad, *, sizes, indices, accumu
 where = Op("WhereBackward0", lambda condition, self, other: K.where_arrays(condition, self, other),
            self=lambda grad, condition: F.where(condition, grad, 0.0),
            other=lambda grad, condition: F.where(condition, 0.0, grad))
-maximum = Op("MaximumBackward0", lambda self, other: np.maximum(self, other), promotes=True,
+maximum = Op("MaximumBackward0", lambda self, other: K.extreme_of_two(np.maximum, self, other), promotes=True,
              self=lambda grad, self, other: F.where(self == other, grad / 2, grad).masked_fill(self < other, 0.0),
              other=lambda grad, self, other: F.where(self == other, grad / 2, grad).masked_fill(self > other, 0.0))
-minimum = Op("MinimumBackward0", lambda self, other: np.minimum(self, other), promotes=True,
+minimum = Op("MinimumBackward0", lambda self, other: K.extreme_of_two(np.minimum, self, other), promotes=True,
              self=lambda grad, self, other: F.where(self == other, grad / 2, grad).masked_fill(self > other, 0.0),
              other=lambda grad, self, other: F.where(self == other, grad / 2, grad).masked_fill(self < other, 0.0))
 gather = Op("GatherBackward0", lambda self, *, dim, index, self_sym_sizes: np.take_along_axis(self, index, axis=dim),

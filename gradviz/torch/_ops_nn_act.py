@@ -9,7 +9,7 @@ RreluWithNoiseBackward1) are ops of their own, as derivatives.yaml lists them.
 """
 import numpy as np
 
-from . import _ops_nn
+from . import _kernels_rounded as KU, _ops_nn
 from ._namespace import F
 from ._ops import Op, not_implemented
 from .autograd import graph
@@ -28,8 +28,8 @@ def _as(x, out):
 # the ELU family: elu(x) = x * scale for x > 0, else (exp(x * input_scale) - 1) * alpha * scale
 def elu_array(x, alpha, scale, input_scale):
     negcoef = _scalar(x, alpha) * _scalar(x, scale)
-    with np.errstate(over="ignore", invalid="ignore"):
-        negative = (np.exp(x * _scalar(x, input_scale)) - _scalar(x, 1)) * negcoef
+    with np.errstate(over="ignore", invalid="ignore"):  # ATen's expm1: -0.0 stays -0.0
+        negative = KU.expm1_array(x * _scalar(x, input_scale)) * negcoef
     return _as(x, np.where(x > 0, x * _scalar(x, scale), negative))
 
 

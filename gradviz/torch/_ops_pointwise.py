@@ -45,10 +45,10 @@ copysign = Op("CopysignBackward0", lambda self, other: np.copysign(self, other),
 copysign_scalar = Op("CopysignBackward1",
                      lambda self, *, other: np.copysign(self, np.asarray(other, dtype=self.dtype)),
                      self=lambda grad, self, result: copysign_self_backward(grad, self, result))
-fmax = Op("FmaxBackward0", lambda self, other: np.fmax(self, other), promotes=True,
+fmax = Op("FmaxBackward0", lambda self, other: K.extreme_of_two(np.fmax, self, other, vector_keeps_b=False), promotes=True,
           self=lambda grad, self, other: grad.masked_fill(((self >= other) | other.isnan()).logical_not(), 0),
           other=lambda grad, self, other: grad.masked_fill((self >= other) | other.isnan(), 0))
-fmin = Op("FminBackward0", lambda self, other: np.fmin(self, other), promotes=True,
+fmin = Op("FminBackward0", lambda self, other: K.extreme_of_two(np.fmin, self, other, vector_keeps_b=False), promotes=True,
           self=lambda grad, self, other: grad.masked_fill(((self <= other) | other.isnan()).logical_not(), 0),
           other=lambda grad, self, other: grad.masked_fill((self <= other) | other.isnan(), 0))
 
