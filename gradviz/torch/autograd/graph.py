@@ -280,7 +280,8 @@ def apply_binary(op, a, b, params):
     if type(out) is not _ndarray:
         out = np.asarray(out)
     dtype = out.dtype
-    if first.dtype != dtype or (type(second) is _ndarray and second.dtype != dtype):
+    if (first.dtype is not dtype and first.dtype != dtype) or (
+            type(second) is _ndarray and second.dtype is not dtype and second.dtype != dtype):
         if _mixed_operands(first, second):
             return apply(op, (a, b), params)  # computed in the common dtype
         out = _promote(out, (first, b if kind is float else second))

@@ -37,14 +37,14 @@ def _raw_namespace():
     return _NAMESPACE
 
 
-def _conj(x, _conjugate=np.conjugate):
-    """F.conj in a raw formula: an array (real all but rarely: one dtype test, as it runs in
-    every real backward) or a Python number."""
-    try:
-        kind = x.dtype.kind
-    except AttributeError:
-        return x.conjugate() if type(x) is complex else x
-    return _conjugate(x) if kind == "c" else x
+def _conj(x, _ndarray=np.ndarray):
+    """F.conj in a raw formula: an array (ndarray.conj is the array itself unless it is
+    complex; it runs in every real backward) or a number."""
+    if type(x) is _ndarray:
+        return x.conj()
+    if type(x) is complex:
+        return x.conjugate()
+    return np.conjugate(x) if getattr(x, "dtype", None) is not None else x
 
 
 def raw_version(formula):
