@@ -1,7 +1,8 @@
 """Where a tensor's values live: data_ptr, untyped_storage and the deprecated storage
 (the classes are torch.storage's, ``storage.py``)."""
 from . import _errors
-from .storage import TypedStorage, UntypedStorage, data_address, storage_root
+from ._kernels import storage_root
+from .storage import TypedStorage, UntypedStorage, data_address
 
 EXPORTS = ("data_ptr", "untyped_storage", "storage")
 TORCH = ()

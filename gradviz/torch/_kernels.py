@@ -196,6 +196,17 @@ def threshold_backward_array(grad_output, self, threshold):
     return np.where(self <= threshold, 0, grad_output).astype(grad_output.dtype, copy=False)
 
 
+def storage_root(array):
+    """The array that owns ``array``'s memory: its storage, since views are numpy views here
+    (numpy's broadcast views hold their array through a wrapper object, skipped)."""
+    root, owner = array, array.base
+    while owner is not None:
+        if isinstance(owner, np.ndarray):
+            root = owner
+        owner = getattr(owner, "base", None)
+    return root
+
+
 def sign_array(x):
     """PyTorch's sign: a bool tensor is its own sign (numpy's sign has no bool loop)."""
     return x.copy() if x.dtype.kind == "b" else np.sign(x)

@@ -165,14 +165,8 @@ class Tensor:
         return strides if dim is None else strides[wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self):
-        """Elements between the storage's start and this tensor's first element. Views are
-        numpy views here, so the storage is the array at the end of the .base chain."""
-        root, owner = self._data, self._data.base
-        while owner is not None:  # (numpy's broadcast views hold their array through a wrapper)
-            if isinstance(owner, np.ndarray):
-                root = owner
-            owner = getattr(owner, "base", None)
-        start = root.__array_interface__["data"][0]
+        """Elements between the storage's start and this tensor's first element."""
+        start = K.storage_root(self._data).__array_interface__["data"][0]
         return (self._data.__array_interface__["data"][0] - start) // self._data.itemsize
 
     def is_contiguous(self, memory_format=None):

@@ -17,7 +17,7 @@ import zipfile
 
 import numpy as np
 
-from . import _dtypes, _errors_serialization as E
+from . import _dtypes, _errors_serialization as E, _kernels as K
 from ._device import device
 from ._meta import MetaArray
 from ._tensor import Size, Tensor
@@ -113,15 +113,6 @@ class _StorageRef:
         self.key, self.dtype, self.numel = key, dtype, numel
 
 
-def _root_array(array):
-    """The array that owns ``array``'s memory (numpy's broadcast views hold it through a
-    wrapper object, skipped), as Tensor.storage_offset finds it."""
-    root, owner = array, array.base
-    while owner is not None:
-        if isinstance(owner, np.ndarray):
-            root = owner
-        owner = getattr(owner, "base", None)
-    return root
 
 
 class _Storages:
@@ -138,7 +129,7 @@ class _Storages:
         array = tensor._data
         if type(array) is MetaArray:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-        root = _root_array(array)
+        root = K.storage_root(array)
         shared = (root.dtype == array.dtype and (root.flags.c_contiguous or root.flags.f_contiguous)
                   and all(s >= 0 for s in array.strides))
         if not shared:

@@ -9,17 +9,6 @@ import numpy as np
 from ._meta import MetaArray
 
 
-def storage_root(array):
-    """The array that owns ``array``'s memory (numpy's broadcast views hold it through a
-    wrapper object, skipped)."""
-    root, owner = array, array.base
-    while owner is not None:
-        if isinstance(owner, np.ndarray):
-            root = owner
-        owner = getattr(owner, "base", None)
-    return root
-
-
 def data_address(array):
     """The address of ``array``'s first element; 0 on the meta device, as in PyTorch."""
     return 0 if type(array) is MetaArray else array.__array_interface__["data"][0]
