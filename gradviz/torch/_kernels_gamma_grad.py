@@ -159,9 +159,23 @@ def _gamma_grad_large_alpha(alpha, x):
     return -stirling * numer / denom
 
 
+def _ieee(function, *args):
+    """``function`` on Python floats, or, where Python raises on a division by zero or a
+    domain error, again on numpy's float64, whose arithmetic gives C's infinities and NaNs."""
+    try:
+        return function(*args)
+    except (ZeroDivisionError, ValueError, OverflowError):
+        with np.errstate(all="ignore"):
+            try:
+                return float(function(*(np.float64(a) for a in args[:3]), *args[3:]))
+            except (ValueError, OverflowError):
+                return math.nan
+
+
 def standard_gamma_grad(alpha, x):
     """torch._standard_gamma_grad on broadcast arrays of one float dtype."""
-    values = [standard_gamma_grad_one(a, s) for a, s in zip(alpha.reshape(-1).tolist(), x.reshape(-1).tolist())]
+    alpha, x = np.broadcast_arrays(alpha, x)
+    values = [_ieee(standard_gamma_grad_one, a, s) for a, s in zip(alpha.reshape(-1).tolist(), x.reshape(-1).tolist())]
     return np.array(values, dtype=np.float64).astype(alpha.dtype).reshape(alpha.shape)
 
 
@@ -276,6 +290,7 @@ def dirichlet_grad_one(x, alpha, total, t):
 def dirichlet_grad(x, alpha, total):
     """torch._dirichlet_grad on broadcast arrays of one float dtype."""
     t = _SINGLE if x.dtype == np.float32 else _DOUBLE
+    x, alpha, total = np.broadcast_arrays(x, alpha, total)
     triples = zip(x.reshape(-1).tolist(), alpha.reshape(-1).tolist(), total.reshape(-1).tolist())
-    values = [dirichlet_grad_one(xv, av, tv, t) for xv, av, tv in triples]
+    values = [_ieee(dirichlet_grad_one, xv, av, tv, t) for xv, av, tv in triples]
     return np.array(values, dtype=np.float64).astype(x.dtype).reshape(x.shape)

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from . import _errors_random as ER
 from ._kernels_reduce import cascade_sum
 from ._libm import log1pf
 from ._random import WORDS, _next_block, _tempered, default_generator
@@ -83,10 +84,10 @@ def sample_gamma(alpha, stream, single):
         if alpha == 0.0:
             return 0.0
         exponent = float(np.float32(1.0) / np.float32(alpha)) if single else 1.0 / alpha
-        scale *= math.pow(1 - stream.uniform(), exponent)
+        scale *= _pow(1 - stream.uniform(), exponent)
         alpha = float(np.float32(alpha) + np.float32(1.0)) if single else alpha + 1.0
     d = float(np.float32(alpha) - np.float32(_FLOAT_1_3)) if single else alpha - _FLOAT_1_3
-    c = 1.0 / math.sqrt(9.0 * d)
+    c = _divide(1.0, _sqrt(9.0 * d))
     while True:
         while True:
             x = stream.normal()
@@ -104,6 +105,23 @@ def sample_gamma(alpha, stream, single):
 
 def _log(x):
     return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+
+
+def _pow(base, exponent):
+    try:
+        return math.pow(base, exponent)
+    except (ValueError, OverflowError):  # C's pow gives NaN or inf where Python's raises
+        return float(np.power(np.float64(base), np.float64(exponent)))
+
+
+def _sqrt(x):
+    """C's sqrt: NaN below 0 (an invalid concentration), where Python's raises."""
+    return math.sqrt(x) if x >= 0 else math.nan
+
+
+def _divide(a, b):
+    """IEEE division: a zero divisor gives an infinity or NaN, as in C."""
+    return a / b if b else float(np.divide(np.float64(a), np.float64(b)))
 
 
 def standard_gamma(generator, alpha):
@@ -150,9 +168,18 @@ def _sum_last(values):
 
 # =======================================================================================
 # poisson
+def _int64_floor(value):
+    """(int64_t) std::floor(value): x86's conversion gives INT64_MIN where it cannot hold it."""
+    if math.isfinite(value) and -2.0 ** 63 <= value < 2.0 ** 63:
+        return math.floor(value)
+    return -2 ** 63
+
+
 def _sample_poisson_one(lam, stream):
     """ATen's sample_poisson: the product of uniforms below 10, Hoermann's transformed
     rejection (PTRS) from 10 on."""
+    if not lam >= 0:
+        raise ER.poisson_rate()
     if lam >= 10:
         slam = math.sqrt(lam)
         loglam = math.log(lam)
@@ -164,7 +191,7 @@ def _sample_poisson_one(lam, stream):
             u = stream.uniform() - 0.5
             v = stream.uniform()
             us = 0.5 - abs(u)
-            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            k = _int64_floor((2 * a / us + b) * u + lam + 0.43)
             if us >= 0.07 and v <= vr:
                 return k
             if k < 0 or (us < 0.013 and v > us):
@@ -288,6 +315,7 @@ def binomial(generator, count, prob):
     """torch.binomial on broadcast float arrays of one dtype, in memory order."""
     stream = ScalarStream(generator)
     t = _Arithmetic(count.dtype == np.float32)
+    count, prob = np.broadcast_arrays(count, prob)
     pairs = zip(count.reshape(-1).tolist(), prob.reshape(-1).tolist())
     values = [_sample_binomial_one(n, p, stream, t) for n, p in pairs]
     return np.array(values, dtype=np.float64).astype(count.dtype).reshape(count.shape)
