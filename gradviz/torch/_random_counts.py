@@ -92,7 +92,7 @@ def sample_gamma(alpha, stream, single):
         while True:
             x = stream.normal()
             y = 1.0 + c * x
-            if y > 0:
+            if not y <= 0:  # C's do-while (y <= 0): a NaN ends it too
                 break
         v = y * y * y
         u = 1 - stream.uniform()
