@@ -1512,6 +1512,12 @@ def _add_coverage_cases(C):
     C("normal_float_tensor", lambda T, s: (T.manual_seed(0), T.normal(1.0, s))[1], _x(4, kind="p"), fd=False, **g)
     C("normal_tensor_tensor", lambda T, m, s: (T.manual_seed(0), T.normal(m, s))[1], _x(4), _x(4, kind="p"),
       fd=False, **g)
+    # the gamma sampler's gradient is _standard_gamma_grad, itself without a derivative
+    C("standard_gamma", lambda T, a: (T.manual_seed(0), T._standard_gamma(a * 3))[1], _x(4, kind="p"), fd=False,
+      double=False, **g)
+    C("standard_gamma_grad", lambda T, a, x: T._standard_gamma_grad(a, x), _x(4, kind="p"), _x(4, kind="p", rg=False),
+      grad=False, **g)
+    C("poisson", lambda T, r: (T.manual_seed(0), T.poisson(r * 20))[1], _x(4, kind="p"), fd=False, **g)
 
 
 OP_CASES = build_op_cases()

@@ -597,3 +597,12 @@ def functionalize_remove(remove):
         "     remove='mutations': all inplace and out= operators will be removed from the program, and replaced with "
         "their out-of-place equivalents.\n     remove='mutations_and_views': In addition to the above, all aliasing "
         "operators {view} will be replaced with their non-aliasing counterparts, {view}_copy.\n")
+
+
+def binomial_inhomogeneous(what):
+    """Binomial.entropy / enumerate_support when the total counts differ."""
+    return NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")
+
+
+def kl_binomial_total_count():
+    return NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")

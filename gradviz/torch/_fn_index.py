@@ -80,10 +80,12 @@ def apply_slicing(self, index):
         elif i is None:
             out = F.unsqueeze(out, dim)
             dim += 1
-        elif isinstance(i, (_bool, np.bool_)):
-            # A Python bool: a new dim of size 1 (True) or 0 (False), as an index into it.
+        elif isinstance(i, (_bool, np.bool_)) or (
+                isinstance(i, _tensor.Tensor) and i._data.ndim == 0 and i._data.dtype == np.bool_):
+            # A bool (a Python one or a 0-d bool tensor): a new dim of size 1 (True) or 0
+            # (False), as an index into it; PyTorch writes through that unsqueezed view.
             out = F.unsqueeze(out, dim)
-            advanced.append((dim, np.zeros(1 if i else 0, dtype=np.int64)))
+            advanced.append((dim, np.zeros(1 if _bool(i) else 0, dtype=np.int64)))
             dim += 1
         elif isinstance(i, slice):
             if not _whole_slice(i, out._data.shape[dim]):

@@ -39,15 +39,15 @@ import functools
 
 from . import (_fn_activation, _fn_complex, _fn_compare, _fn_creation, _fn_distance, _fn_einsum, _fn_index,
                _fn_inplace, _fn_join, _fn_linalg, _fn_linalg_solve, _fn_linalg_spectral, _fn_numeric,
-               _fn_pointwise, _fn_random, _fn_rearrange, _fn_reduce, _fn_sampling, _fn_search, _fn_shape,
-               _fn_special, _fn_stats, _fn_storage, _fn_tensor_info)
+               _fn_pointwise, _fn_random, _fn_random_counts, _fn_rearrange, _fn_reduce, _fn_sampling, _fn_search,
+               _fn_shape, _fn_special, _fn_stats, _fn_storage, _fn_tensor_info)
 from ._namespace import F
 from ._tensor import Tensor
 
 FAMILIES = (_fn_creation, _fn_pointwise, _fn_linalg, _fn_reduce, _fn_compare, _fn_shape, _fn_index, _fn_join,
             _fn_inplace, _fn_complex, _fn_random, _fn_distance, _fn_einsum, _fn_activation, _fn_numeric, _fn_stats,
             _fn_rearrange, _fn_tensor_info, _fn_linalg_solve, _fn_linalg_spectral, _fn_special, _fn_search,
-            _fn_sampling, _fn_storage)
+            _fn_sampling, _fn_storage, _fn_random_counts)
 
 
 def build():

@@ -63,6 +63,23 @@ for _module in (lowrank_multivariate_normal, mixture_same_family, multivariate_n
     torch_module_name(vars(_module), "torch.distributions." + _module.__name__.rpartition(".")[2])
 
 
+# The Gamma family and the counting distributions.
+from . import dirichlet, gamma, kl_gamma, poisson, student_t  # noqa: E402,F401
+from .dirichlet import Beta, Dirichlet  # noqa: E402,F401
+from .gamma import Chi2, Gamma, InverseGamma  # noqa: E402,F401
+from .poisson import Binomial, NegativeBinomial, Poisson  # noqa: E402,F401
+from .student_t import FisherSnedecor, Kumaraswamy, StudentT  # noqa: E402,F401
+
+__all__ += ["Beta", "Binomial", "Chi2", "Dirichlet", "FisherSnedecor", "Gamma", "InverseGamma", "Kumaraswamy",
+            "NegativeBinomial", "Poisson", "StudentT"]
+for _module, _short in ((dirichlet, "dirichlet"), (gamma, "gamma"), (kl_gamma, "kl"), (poisson, "poisson"),
+                        (student_t, "studentT")):
+    torch_module_name(vars(_module), "torch.distributions." + _short)
+for _cls, _short in ((Beta, "beta"), (Binomial, "binomial"), (Chi2, "chi2"), (InverseGamma, "inverse_gamma"),
+                     (NegativeBinomial, "negative_binomial"), (StudentT, "studentT"),
+                     (FisherSnedecor, "fishersnedecor"), (Kumaraswamy, "kumaraswamy")):
+    _cls.__module__ = "torch.distributions." + _short
+
 from .. import _missing as _missing_names  # noqa: E402
 
 __getattr__ = _missing_names.module_getattr(__name__)  # a missing name, in PyTorch's words
