@@ -33,7 +33,8 @@ from .norm_more import (BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNor
                         SyncBatchNorm)
 from .conv_more import Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
 from .attention import MultiheadAttention, NonDynamicallyQuantizableLinear  # noqa: F401
-from .transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: F401
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,  # noqa: F401
+                          TransformerEncoderLayer)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: F401
 
 __all__ = [n for n in dir() if not n.startswith("_") and n[0].isupper()]
