@@ -50,20 +50,16 @@ def _match_word(value):
 
 def _check_arguments(args):
     """Refuse what neither overload (int lists or tensors for the lengths) takes, in the
-    parser's words: for each overload, every argument from its first mismatch on is marked."""
-    takes = (_is_tensor, _is_tensor, _is_int_list, _is_int_list)
-    kinds = [takes, (_is_tensor,) * 4]
-    scalars = (lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool),
-               lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool), lambda v: isinstance(v, bool))
-    fits = [[check(a) for check, a in zip(kind + scalars, args)] for kind in kinds]
-    if all(fits[0]) or all(fits[1]):
+    parser's words. Explaining a mismatch, its formatter marks every argument but a tensor
+    in a Tensor slot (ints in int slots and lists in int-list slots included)."""
+    is_int = lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool)  # noqa: E731
+    scalars = (is_int, is_int, lambda v: isinstance(v, bool))
+    overloads = ((_is_tensor, _is_tensor, _is_int_list, _is_int_list) + scalars, (_is_tensor,) * 4 + scalars)
+    if any(all(check(a) for check, a in zip(checks, args)) for checks in overloads):
         return
-    marks = []
-    for fit in fits:
-        first = fit.index(False) if False in fit else len(fit)
-        marks.append([_match_word(a) if i < first else f"!{_match_word(a)}!" for i, a in enumerate(args)])
-    raise E.ctc_invalid_arguments([_errors.python_type_name(a) if not _is_tensor(a) else "Tensor" for a in args],
-                                  marks)
+    marks = [[_match_word(a) if check is _is_tensor and _is_tensor(a) else f"!{_match_word(a)}!"
+              for check, a in zip(checks, args)] for checks in overloads]
+    raise E.ctc_invalid_arguments(["Tensor" if _is_tensor(a) else _errors.python_type_name(a) for a in args], marks)
 
 
 def _lengths(value, name):
