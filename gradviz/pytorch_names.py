@@ -12,7 +12,7 @@ MISSING = {
         "channel_shuffle choose_qparams_optimized clear_autocast_cache col_indices_copy compile cond "
         "conj_physical conj_physical_ constant_pad_nd conv1d conv2d conv3d conv_tbc conv_transpose1d "
         "conv_transpose2d conv_transpose3d convolution cosine_embedding_loss cosine_similarity cross "
-        "crow_indices_copy ctc_loss cudnn_affine_grid_generator cudnn_batch_norm cudnn_convolution "
+        "crow_indices_copy cudnn_affine_grid_generator cudnn_batch_norm cudnn_convolution "
         "cudnn_convolution_add_relu cudnn_convolution_relu cudnn_convolution_transpose cudnn_grid_sampler "
         "cudnn_is_acceptable cumulative_trapezoid dequantize detach_copy diagonal_copy diagonal_scatter dist "
         "dropout dropout_ dsmm embedding embedding_bag embedding_renorm_ empty_permuted empty_quantized "
@@ -66,12 +66,12 @@ MISSING = {
         "sparse_mask sparse_resize_ sparse_resize_and_clear_ sspaddmm stft storage_type to_dense to_mkldnn "
         "to_padded_tensor to_sparse to_sparse_bsc to_sparse_bsr to_sparse_coo to_sparse_csc to_sparse_csr "
         "unfold unsafe_chunk unsafe_split unsafe_split_with_sizes values volatile xpu ").split()),
-    'torch.nn': frozenset(("AdaptiveLogSoftmaxWithLoss CTCLoss Container CrossMapLRN2d FractionalMaxPool2d FractionalMaxPool3d "
+    'torch.nn': frozenset(("AdaptiveLogSoftmaxWithLoss Container CrossMapLRN2d FractionalMaxPool2d FractionalMaxPool3d "
         "LazyBatchNorm1d LazyBatchNorm2d LazyBatchNorm3d LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d "
         "LazyConvTranspose2d LazyConvTranspose3d LazyInstanceNorm1d LazyInstanceNorm2d LazyInstanceNorm3d "
         "LazyLinear LinearCrossEntropyLoss LinearCrossEntropyOptions LocalResponseNorm "
-        "MultiLabelSoftMarginLoss Transformer TransformerDecoder TransformerDecoderLayer ").split()),
-    'torch.nn.functional': frozenset(("assert_int_or_pair boolean_dispatch conv_tbc ctc_loss fractional_max_pool2d "
+        "MultiLabelSoftMarginLoss ").split()),
+    'torch.nn.functional': frozenset(("assert_int_or_pair boolean_dispatch conv_tbc fractional_max_pool2d "
         "fractional_max_pool2d_with_indices fractional_max_pool3d fractional_max_pool3d_with_indices "
         "grouped_mm handle_torch_function has_torch_function has_torch_function_unary "
         "has_torch_function_variadic linear_cross_entropy local_response_norm multilabel_soft_margin_loss "

@@ -1460,6 +1460,9 @@ def _add_coverage_cases(C):
     C("unique_consecutive", lambda T, x: T.unique_consecutive(x, return_inverse=True), _x(3, 4, value=dup),
       double=False, fd=False, **g)
     C("addcmul", lambda T, a, b, c: T.addcmul(a, b, c, value=0.5), _x(3, 4), _x(3, 4), _x(3, 4), **g)
+    # the CTC loss: its backward has no derivative (test_ctc_oracle.py compares the refusal)
+    C("ctc_loss", lambda T, x: T.nn.functional.ctc_loss(x.log_softmax(2), T.tensor([[1, 2, 2], [3, 1, 0]]), [5, 4],
+                                                        [3, 2], reduction="sum"), _x(5, 2, 4), double=False, **g)
     C("addcdiv", lambda T, a, b, c: T.addcdiv(a, b, c, value=0.5), _x(3, 4), _x(3, 4), _x(3, 4, kind="nz"), **g)
     # -- reductions, sorting and selection ---------------------------------------------------
     C("nansum", lambda T, x: T.nansum(x), _x(3, 4), **g)

@@ -264,3 +264,68 @@ def embedding_bag_max_sparse():
 def embedding_bag_psw_mode(mode):
     return NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only supported "
                                f"for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
+
+
+# ---------------------------------------------------------------------------------------
+# ctc_loss: ATen's checks (LossCTC.cpp's ctc_loss_allocate_outputs and the Tensor overload)
+# and the argument parser's refusal of torch.ctc_loss's two overloads
+_CTC_CHECKING = " (while checking arguments for ctc_loss_allocate_outputs)"
+_CTC_OVERLOADS = (
+    ("Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, int blank = 0, "
+     "int reduction = at::Reduction::Mean, bool zero_infinity = False"),
+    ("Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, "
+     "int reduction = at::Reduction::Mean, bool zero_infinity = False"),
+)
+
+
+def ctc_invalid_arguments(got, marks):
+    """``got``: each argument's type word; ``marks``: per overload, each argument's match
+    word, marked with ! from the first one the overload cannot take."""
+    lines = "".join(f" * ({signature})\n      didn't match because some of the arguments have invalid types: "
+                    f"({', '.join(words)})\n" for signature, words in zip(_CTC_OVERLOADS, marks))
+    return TypeError(f"ctc_loss() received an invalid combination of arguments - got ({', '.join(got)}), but "
+                     f"expected one of:\n{lines}")
+
+
+def ctc_lengths_not_integral(name):
+    return RuntimeError(f"{name} must be integral")
+
+
+def ctc_empty_log_probs():
+    return RuntimeError("log_probs tensor must not be empty")
+
+
+def ctc_log_probs_dim(dim):
+    return RuntimeError(f"Expected 3-dimensional tensor, but got {dim}-dimensional tensor for argument #1 "
+                        f"'log_probs'{_CTC_CHECKING}")
+
+
+def ctc_targets_dim(dim):
+    return RuntimeError(f"Expected 1 to 2 dimensions, but got {dim}-dimensional tensor for argument #2 "
+                        f"'targets'{_CTC_CHECKING}")
+
+
+def ctc_blank_range():
+    return RuntimeError("blank must be in label range")
+
+
+def ctc_lengths_size(name):
+    return RuntimeError(f"{name} must be of size batch_size")
+
+
+def ctc_length_at_least_zero(name, value):
+    return RuntimeError(f"Expected {name} to have value at least 0, but got value {value}{_CTC_CHECKING}")
+
+
+def ctc_input_length_at_most(most, value):
+    return RuntimeError(f"Expected input_lengths to have value at most {most}, but got value {value}{_CTC_CHECKING}")
+
+
+def ctc_targets_size(expected, dim, got):
+    return RuntimeError(f"Expected tensor to have size {expected} at dimension {dim}, but got size {got} for "
+                        f"argument #2 'targets'{_CTC_CHECKING}")
+
+
+def ctc_targets_too_short(longest, got):
+    return RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, but got size {got} for "
+                        f"argument #2 'targets'{_CTC_CHECKING}")

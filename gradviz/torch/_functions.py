@@ -25,6 +25,7 @@
     _fn_sampling   im2col / col2im, affine_grid_generator, grid_sampler (F.unfold / fold / affine_grid / grid_sample)
     _fn_search     unique / unique_consecutive, searchsorted / bucketize, quantile / nanquantile
     _fn_storage    data_ptr, untyped_storage, storage (torch.storage's classes)
+    _fn_ctc        ctc_loss (nn.functional.ctc_loss's torch.* core)
 
 Each family declares what it offers: ``EXPORTS`` (every function the engine reaches as
 ``F.<name>``), ``TORCH`` (those public as ``torch.<name>``) and ``METHODS`` (those that are
@@ -37,7 +38,7 @@ reads ``F`` at import time (nn, optim, linalg, special...).
 import builtins
 import functools
 
-from . import (_fn_activation, _fn_complex, _fn_compare, _fn_creation, _fn_distance, _fn_einsum, _fn_index,
+from . import (_fn_activation, _fn_complex, _fn_compare, _fn_creation, _fn_ctc, _fn_distance, _fn_einsum, _fn_index,
                _fn_inplace, _fn_join, _fn_linalg, _fn_linalg_solve, _fn_linalg_spectral, _fn_numeric,
                _fn_pointwise, _fn_random, _fn_random_counts, _fn_rearrange, _fn_reduce, _fn_sampling, _fn_search,
                _fn_shape, _fn_special, _fn_stats, _fn_storage, _fn_tensor_info)
@@ -47,7 +48,7 @@ from ._tensor import Tensor
 FAMILIES = (_fn_creation, _fn_pointwise, _fn_linalg, _fn_reduce, _fn_compare, _fn_shape, _fn_index, _fn_join,
             _fn_inplace, _fn_complex, _fn_random, _fn_distance, _fn_einsum, _fn_activation, _fn_numeric, _fn_stats,
             _fn_rearrange, _fn_tensor_info, _fn_linalg_solve, _fn_linalg_spectral, _fn_special, _fn_search,
-            _fn_sampling, _fn_storage, _fn_random_counts)
+            _fn_sampling, _fn_storage, _fn_random_counts, _fn_ctc)
 
 
 def build():

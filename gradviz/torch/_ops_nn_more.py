@@ -3,7 +3,7 @@ ATen writes as kernels of their own, embedding_bag and _trilinear (bilinear's co
 
 A loss whose backward PyTorch cannot differentiate again records, under create_graph, a
 ``NotImplemented`` node whose formulas raise ATen's message, as PyTorch's does."""
-from . import _kernels as K, _kernels_conv as KC, _kernels_loss_more as KM
+from . import _kernels as K, _kernels_conv as KC, _kernels_ctc as KCTC, _kernels_loss_more as KM
 from . import _ops_nn
 from ._namespace import F
 from ._ops import Op, not_implemented
@@ -84,6 +84,28 @@ multilabel_margin_loss = Op(
     multi_output=True, outputs=("result", "is_target"),
     self=lambda grads, self, target, reduction, is_target: _apply(
         multilabel_margin_loss_backward, (grads[0], self, target, is_target), reduction=reduction))
+
+# ---------------------------------------------------------------------------------------
+# the CTC loss: ATen's _ctc_loss returns the losses and the log alphas, which its backward
+# reads with the log probabilities; that backward has no derivative of its own
+ctc_loss_backward = Op(
+    "NotImplemented",
+    lambda grad, log_probs, targets, neg_log_likelihood, log_alpha, *, input_lengths, target_lengths, blank,
+    zero_infinity: KCTC.ctc_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood,
+                                     log_alpha, blank, zero_infinity),
+    grad=lambda grad: not_implemented("_ctc_loss_backward"),
+    log_probs=lambda grad: not_implemented("_ctc_loss_backward"),
+    neg_log_likelihood=lambda grad: not_implemented("_ctc_loss_backward"))
+
+ctc_loss = Op(
+    "CtcLossBackward0",
+    lambda log_probs, targets, *, input_lengths, target_lengths, blank, zero_infinity: KCTC.ctc_forward(
+        log_probs, targets, input_lengths, target_lengths, blank),
+    multi_output=True, outputs=("result0", "result1"),
+    log_probs=lambda grads, log_probs, targets, input_lengths, target_lengths, result0, result1, blank,
+    zero_infinity: _apply(ctc_loss_backward, (grads[0], log_probs, targets, result0, result1),
+                          input_lengths=input_lengths, target_lengths=target_lengths, blank=blank,
+                          zero_infinity=zero_infinity))
 
 # ---------------------------------------------------------------------------------------
 # transposed convolution: ATen's convolution with transposed=True, the same node as the

@@ -1,5 +1,6 @@
-"""More losses of torch.nn.functional: the margin, embedding, Poisson, Gaussian and triplet
-losses. Where ATen composes a loss of other ops (cosine_embedding_loss, hinge_embedding_loss,
+"""More losses of torch.nn.functional: the margin, embedding, Poisson, Gaussian, triplet and
+CTC losses (ctc_loss is torch.ctc_loss given the reduction's number, as in PyTorch). Where
+ATen composes a loss of other ops (cosine_embedding_loss, hinge_embedding_loss,
 margin_ranking_loss, poisson_nll_loss, triplet_margin_loss) it is composed here of the
 same ops in the same order, so the graph shows PyTorch's nodes; where PyTorch writes it in
 Python (gaussian_nll_loss, triplet_margin_with_distance_loss)
@@ -111,6 +112,11 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if data.size and (data.min() < -1 or data.max() >= dim):
         raise E.multilabel_target_range()
     return _apply_op(ops.multilabel_margin_loss, (input, target), {"reduction": reduction_enum})[0]
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    return _F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                       _ops_nn.REDUCTION[_functional._reduction(None, None, reduction)], zero_infinity)
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,

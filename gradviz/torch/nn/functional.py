@@ -546,7 +546,7 @@ from ._functional_conv_more import conv3d, conv_transpose1d, conv_transpose2d, c
 from ._functional_norms_more import instance_norm, rms_norm  # noqa: E402,F401
 from ._functional_sampling import affine_grid, fold, grid_sample, unfold  # noqa: E402,F401
 from ._functional_losses_more import (  # noqa: E402,F401
-    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss,
+    cosine_embedding_loss, ctc_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss,
     multilabel_margin_loss, poisson_nll_loss, soft_margin_loss, triplet_margin_loss, triplet_margin_with_distance_loss)
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in ("np", "numbers", "warnings", "ops")]

@@ -1,4 +1,4 @@
-"""More loss modules (margin, embedding, Poisson, Gaussian, triplet losses, NLLLoss2d):
+"""More loss modules (margin, embedding, Poisson, Gaussian, triplet, CTC losses, NLLLoss2d):
 thin wrappers over nn.functional that keep their options, as PyTorch's do."""
 import warnings
 
@@ -118,6 +118,19 @@ class TripletMarginWithDistanceLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    __constants__ = ["blank", "reduction"]
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
 
 
 torch_module_name(globals(), "torch.nn.modules.loss")
