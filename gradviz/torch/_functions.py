@@ -14,6 +14,7 @@
     _fn_inplace    the in-place ops (add_, clamp_, fill_, copy_, resize_...)
     _fn_complex    complex numbers
     _fn_random     seeding, random factories and in-place fills
+    _fn_random_counts poisson, binomial, _standard_gamma, _sample_dirichlet: ATen's samplers draw by draw
     _fn_distance   cdist
     _fn_einsum     einsum and baddbmm
     _fn_activation selu, celu, rrelu, threshold, hardshrink, prelu (and nn.functional's other activations)
