@@ -3,10 +3,9 @@ rounded once to float32. ATen hands these to vectorised math (MKL's VML, SLEEF's
 versions) accurate to well under an ulp, so their float32 results are the correctly rounded
 ones on all but about one input in a hundred (exp) or a thousand (expm1, tanh); numpy's own
 float32 approximations differ from them in the last bit on a tenth to a third of inputs,
-which a few steps of training with a large learning rate make visible. (log1p serves
-softplus. log, log1p, sin, cos, tan and atan keep numpy's: ATen's routines for them are
-less accurate, and on small tensors numpy's agree with them more often; docs/limits.md has
-the fractions.) The float64 function rounded to float32 is the exact value rounded once,
+which a few steps of training with a large learning rate make visible. (Kernels that call
+SLEEF's vector functions themselves, softplus's exp for one, keep numpy's, which agree with
+SLEEF more often; docs/limits.md has the fractions.) The float64 function rounded to float32 is the exact value rounded once,
 but for the vanishing set of inputs whose float64 result lands on a float32 halfway point.
 
 Other dtypes (float64, complex, integers promoted elsewhere) and the meta device's
@@ -28,5 +27,4 @@ def _rounded_from_float64(function):
 
 exp_array = _rounded_from_float64(np.exp)
 expm1_array = _rounded_from_float64(np.expm1)
-log1p_array = _rounded_from_float64(np.log1p)
 tanh_array = _rounded_from_float64(np.tanh)

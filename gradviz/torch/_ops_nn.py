@@ -459,10 +459,17 @@ leaky_relu = Op("LeakyReluBackward0",
 silu = Op("SiluBackward0", lambda self: (self * K.sigmoid_array(self)).astype(self.dtype),
           self=lambda grad, self: grad * self.sigmoid() * (1 + self * (1 - self.sigmoid())))
 
+def _softplus_backward(grad, self, beta, threshold):
+    """ATen's softplus_backward: z = exp(x * beta), grad * z / (z + 1), grad where x * beta
+    passes the threshold."""
+    scaled = self * beta
+    z = scaled.exp()
+    return F.where(scaled > threshold, grad, grad * z / F.scalar_add(z, 1))
+
+
 softplus = Op("SoftplusBackward0",
               lambda self, *, beta, threshold: KN.softplus(self, beta, threshold),
-              self=lambda grad, self, beta, threshold: F.where(self * beta > threshold, grad,
-                                                                  grad * (self * beta).sigmoid()))
+              self=lambda grad, self, beta, threshold: _softplus_backward(grad, self, beta, threshold))
 
 hardtanh_backward = Op(
     "HardtanhBackwardBackward0",
