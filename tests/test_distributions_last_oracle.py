@@ -222,3 +222,39 @@ def test_last_distributions_errors():
         lambda T: getattr(T, D).VonMises(0.0, 1.0).sample((3,)),
     ]:
         check(fn)
+
+
+# ---------------------------------------------------------------------------------------
+# LKJCholesky: the onion method's Beta and randn draws; the samples pass through sqrt and
+# the Beta sampler's pow / log, so they are compared within the tolerance
+
+
+def lkj_cholesky_case(T, dim, conc_array, sample_shape, dtype):
+    conc = leaf(T, conc_array, dtype)
+    d = T.distributions.LKJCholesky(dim, conc)
+    sample = d.sample(sample_shape)
+    log_prob = d.log_prob(sample)
+    expanded = d.expand((2,) + tuple(d.batch_shape))
+    corr = sample @ sample.transpose(-1, -2)
+    return [], [sample, corr.diagonal(dim1=-2, dim2=-1), log_prob, repr(d), repr(d.support), str(d.batch_shape),
+                str(d.event_shape), grads(T, log_prob, [conc]), repr(expanded), expanded.sample().shape]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dim", [2, 3, 5])
+@pytest.mark.parametrize("batch", [(), (3,)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lkj_cholesky(seed, dim, batch, dtype):
+    (conc,) = arrays(seed, batch, low=0.3, high=4.0)
+    check(lkj_cholesky_case, dim, conc, SAMPLE_SHAPES[seed % 3], dtype, seed=seed)
+
+
+def test_lkj_cholesky_errors():
+    D = "distributions"
+    for fn in [
+        lambda T: getattr(T, D).LKJCholesky(1),
+        lambda T: getattr(T, D).LKJCholesky(3, T.tensor([1.0, -1.0])),
+        lambda T: getattr(T, D).LKJCholesky(2, 1.0).log_prob(T.tensor([[1.0, 0.5], [0.5, 1.0]])),
+        lambda T: getattr(T, D).LKJCholesky(2, 1.0).sample((2,)).shape,
+    ]:
+        check(fn)

@@ -617,3 +617,7 @@ def continuous_bernoulli_invalid_probs():
     """ContinuousBernoulli(probs, validate_args=...) with probs outside [0, 1]: checked before
     the clamp, whatever validate_args says, once it is given."""
     return ValueError("The parameter probs has invalid values")
+
+
+def lkj_cholesky_dim(dim):
+    return ValueError(f"Expected dim to be an integer greater than or equal to 2. Found dim={dim}.")

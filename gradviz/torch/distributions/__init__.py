@@ -82,16 +82,17 @@ for _cls, _short in ((Beta, "beta"), (Binomial, "binomial"), (Chi2, "chi2"), (In
 
 
 # The last names: Multinomial, ContinuousBernoulli, LogisticNormal, GeneralizedPareto, VonMises.
-from . import (continuous_bernoulli, generalized_pareto, kl_continuous_bernoulli, logistic_normal,  # noqa: E402
-               multinomial, von_mises)
+from . import (continuous_bernoulli, generalized_pareto, kl_continuous_bernoulli, lkj_cholesky,  # noqa: E402
+               logistic_normal, multinomial, von_mises)
 from .continuous_bernoulli import ContinuousBernoulli  # noqa: E402,F401
 from .generalized_pareto import GeneralizedPareto  # noqa: E402,F401
+from .lkj_cholesky import LKJCholesky  # noqa: E402,F401
 from .logistic_normal import LogisticNormal  # noqa: E402,F401
 from .multinomial import Multinomial  # noqa: E402,F401
 from .von_mises import VonMises  # noqa: E402,F401
 
-__all__ += ["ContinuousBernoulli", "GeneralizedPareto", "LogisticNormal", "Multinomial", "VonMises"]
-for _module in (continuous_bernoulli, generalized_pareto, logistic_normal, multinomial, von_mises):
+__all__ += ["ContinuousBernoulli", "GeneralizedPareto", "LKJCholesky", "LogisticNormal", "Multinomial", "VonMises"]
+for _module in (continuous_bernoulli, generalized_pareto, lkj_cholesky, logistic_normal, multinomial, von_mises):
     torch_module_name(vars(_module), "torch.distributions." + _module.__name__.rpartition(".")[2])
 torch_module_name(vars(kl_continuous_bernoulli), "torch.distributions.kl")
 
