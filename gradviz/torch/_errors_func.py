@@ -606,3 +606,18 @@ def binomial_inhomogeneous(what):
 
 def kl_binomial_total_count():
     return NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+
+
+def multinomial_inhomogeneous_total_count():
+    """torch.distributions.Multinomial given a total_count that is not a Python int."""
+    return NotImplementedError("inhomogeneous total_count is not supported")
+
+
+def continuous_bernoulli_invalid_probs():
+    """ContinuousBernoulli(probs, validate_args=...) with probs outside [0, 1]: checked before
+    the clamp, whatever validate_args says, once it is given."""
+    return ValueError("The parameter probs has invalid values")
+
+
+def lkj_cholesky_dim(dim):
+    return ValueError(f"Expected dim to be an integer greater than or equal to 2. Found dim={dim}.")

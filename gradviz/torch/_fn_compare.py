@@ -96,6 +96,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if input._data.dtype != other._data.dtype:  # no type promotion, as in allclose
+        raise RuntimeError(f"{_dtype_word(input.dtype)} did not match {_dtype_word(other.dtype)}")
     return _new_leaf(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

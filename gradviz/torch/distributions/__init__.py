@@ -80,6 +80,22 @@ for _cls, _short in ((Beta, "beta"), (Binomial, "binomial"), (Chi2, "chi2"), (In
                      (FisherSnedecor, "fishersnedecor"), (Kumaraswamy, "kumaraswamy")):
     _cls.__module__ = "torch.distributions." + _short
 
+
+# The last names: Multinomial, ContinuousBernoulli, LogisticNormal, GeneralizedPareto, VonMises.
+from . import (continuous_bernoulli, generalized_pareto, kl_continuous_bernoulli, lkj_cholesky,  # noqa: E402
+               logistic_normal, multinomial, von_mises)
+from .continuous_bernoulli import ContinuousBernoulli  # noqa: E402,F401
+from .generalized_pareto import GeneralizedPareto  # noqa: E402,F401
+from .lkj_cholesky import LKJCholesky  # noqa: E402,F401
+from .logistic_normal import LogisticNormal  # noqa: E402,F401
+from .multinomial import Multinomial  # noqa: E402,F401
+from .von_mises import VonMises  # noqa: E402,F401
+
+__all__ += ["ContinuousBernoulli", "GeneralizedPareto", "LKJCholesky", "LogisticNormal", "Multinomial", "VonMises"]
+for _module in (continuous_bernoulli, generalized_pareto, lkj_cholesky, logistic_normal, multinomial, von_mises):
+    torch_module_name(vars(_module), "torch.distributions." + _module.__name__.rpartition(".")[2])
+torch_module_name(vars(kl_continuous_bernoulli), "torch.distributions.kl")
+
 from .. import _missing as _missing_names  # noqa: E402
 
 __getattr__ = _missing_names.module_getattr(__name__)  # a missing name, in PyTorch's words

@@ -54,6 +54,9 @@ class Categorical(Distribution):
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
 
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
     @lazy_property
     def logits(self):
         return probs_to_logits(self.probs)
