@@ -46,3 +46,31 @@ def test_xlogy_overloads(name, seed):
                         [None if g is None else (g.detach().numpy().tolist(), type(g.grad_fn).__name__)
                          for g in grads]))
     np.testing.assert_equal(results[1], results[0])
+
+
+def _where_conditions(root):
+    """The saved condition shapes of every WhereBackward0 under ``root``, walked with a stack."""
+    shapes, stack, seen = [], [root], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.name() == "WhereBackward0":
+            shapes += [tuple(slot.shape) for key, slot in node.saved_items() if key == "condition"]
+        stack += [fn for fn, _ in node.next_functions]
+    return sorted(shapes)
+
+
+def test_freed_slots_keep_their_own_shapes():
+    """GeneralizedPareto's log_prob of a sample makes where() nodes of one site and facts
+    whose saved conditions differ in shape: after backward each freed condition keeps its own
+    shape (what the snapshot's "freed" shows), as before it."""
+    G.manual_seed(3)
+    scale = G.tensor([1.0, 0.5], requires_grad=True)
+    shape = G.tensor([0.25, 0.0], requires_grad=True)
+    tail = G.distributions.GeneralizedPareto(G.tensor(2.0), scale, shape)
+    log_prob = tail.log_prob(tail.rsample((5,)))
+    before = _where_conditions(log_prob.grad_fn)
+    log_prob.sum().backward()
+    assert (5, 2) in before and _where_conditions(log_prob.grad_fn) == before

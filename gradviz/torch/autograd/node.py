@@ -546,12 +546,15 @@ class FreshSaves(dict):
 
 
 def _only_fresh_saves(saved, op):
-    """Did this op node save only tensors at version 0 and floats for tensor inputs?"""
+    """Did this op node save only tensors at version 0 and floats for tensor inputs, and only
+    tensors whose shape its facts record (outputs and differentiable inputs: where's
+    condition is neither, so its nodes of one sig may have saved conditions of two shapes)?"""
     if op is None:
         return False
     for key, value in saved.items():
         if type(value) is SavedTensor:
-            if value.version:
+            position = op.input_index.get(key)
+            if value.version or (position is not None and position not in op.positions):
                 return False
         elif type(value) is not float or key not in op.input_index:
             return False
