@@ -31,10 +31,6 @@ def inhomogeneous_total_count():
     return NotImplementedError("inhomogeneous total_count is not supported")
 
 
-def probs_or_logits_not_both():
-    return ValueError("Either `probs` or `logits` must be specified, but not both.")
-
-
 def mixture_not_categorical():
     return ValueError(" The Mixture distribution needs to be an  instance of torch.distributions.Categorical")
 

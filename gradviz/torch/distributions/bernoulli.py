@@ -2,14 +2,13 @@
 under no_grad, log_prob and entropy binary_cross_entropy_with_logits, as PyTorch 2.13's."""
 import math
 
-from .. import _errors_func as E
 from .._namespace import F
 from .._tensor import Size
 from ..autograd.grad_mode import no_grad
 from ..nn import functional as nn_functional
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import NUMBER_TYPES, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, expand_probs_or_logits, lazy_property, logits_to_probs, probs_or_logits, probs_to_logits
 
 __all__ = ["Bernoulli"]
 
@@ -23,27 +22,12 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise E.distribution_probs_or_logits()
-        if probs is not None:
-            is_scalar = isinstance(probs, NUMBER_TYPES)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, NUMBER_TYPES)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(probs_or_logits(self, probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape)
         super(Bernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

@@ -8,7 +8,7 @@ from .._tensor import Size
 from .._type_info import finfo
 from . import constraints
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import expand_probs_or_logits, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -38,13 +38,7 @@ class Categorical(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Categorical, _instance)
         batch_shape = Size(batch_shape)
-        param_shape = batch_shape + Size((self._num_events,))
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape + Size((self._num_events,)))
         new._num_events = self._num_events
         super(Categorical, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args

@@ -12,7 +12,8 @@ from ..autograd.grad_mode import no_grad
 from ..nn import functional as nn_functional
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import NUMBER_TYPES, broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (broadcast_all, clamp_probs, expand_probs_or_logits, lazy_property, logits_to_probs, probs_or_logits,
+                    probs_to_logits)
 
 __all__ = ["ContinuousBernoulli"]
 
@@ -26,20 +27,12 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise E.distribution_probs_or_logits()
+        batch_shape = probs_or_logits(self, probs, logits)
         if probs is not None:
-            is_scalar = isinstance(probs, NUMBER_TYPES)
-            (self.probs,) = broadcast_all(probs)
             # PyTorch checks the unclamped probs here whenever validate_args is given, even False
             if validate_args is not None and not self.arg_constraints["probs"].check(self.probs).all():
                 raise E.continuous_bernoulli_invalid_probs()
-            self.probs = clamp_probs(self.probs)
-        else:
-            is_scalar = isinstance(logits, NUMBER_TYPES)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
         super().__init__(batch_shape, validate_args=validate_args)
 
@@ -47,12 +40,7 @@ class ContinuousBernoulli(ExponentialFamily):
         new = self._get_checked_instance(ContinuousBernoulli, _instance)
         new._lims = self._lims
         batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        expand_probs_or_logits(self, new, batch_shape)
         super(ContinuousBernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

@@ -1,14 +1,14 @@
 """torch.distributions.RelaxedBernoulli (the Concrete / Gumbel-sigmoid relaxation) and its
 base LogitRelaxedBernoulli: rsample is (logit(u) + logit(p)) / temperature with u from
 torch.rand, the probabilities clamped to [eps, 1 - eps] (PyTorch 2.13's op sequence)."""
-from .. import _errors_distributions as ED
 from .._namespace import F
 from .._tensor import Size
 from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import NUMBER_TYPES, broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (broadcast_all, clamp_probs, expand_probs_or_logits, lazy_property, logits_to_probs, probs_or_logits,
+                    probs_to_logits)
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -21,26 +21,13 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ED.probs_or_logits_not_both()
-        if probs is not None:
-            is_scalar = isinstance(probs, NUMBER_TYPES)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, NUMBER_TYPES)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(probs_or_logits(self, probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
         batch_shape = Size(batch_shape)
         new.temperature = self.temperature
-        for name in ("probs", "logits"):
-            if name in self.__dict__:
-                setattr(new, name, getattr(self, name).expand(batch_shape))
-                new._param = getattr(new, name)
+        expand_probs_or_logits(self, new, batch_shape)
         super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

@@ -31,6 +31,27 @@ def broadcast_all(*values):
     return F.broadcast_tensors(*values)
 
 
+def probs_or_logits(dist, probs, logits):
+    """Sets ``dist.probs`` or ``dist.logits``, whichever is given (as a tensor), and
+    ``dist._param`` to it; returns the batch shape it gives (none for a Python number)."""
+    if (probs is None) == (logits is None):
+        raise E.distribution_probs_or_logits()
+    name, value = ("probs", probs) if probs is not None else ("logits", logits)
+    (param,) = broadcast_all(value)
+    setattr(dist, name, param)
+    dist._param = param
+    return Size() if isinstance(value, NUMBER_TYPES) else param.size()
+
+
+def expand_probs_or_logits(source, new, shape):
+    """``new``'s probs and logits: those ``source`` holds (given or already computed),
+    expanded to ``shape``; ``_param`` the last of them, as PyTorch's expand leaves it."""
+    for name in ("probs", "logits"):
+        if name in source.__dict__:
+            setattr(new, name, getattr(source, name).expand(shape))
+            new._param = getattr(new, name)
+
+
 def two_parameter_batch_shape(first, second, broadcast):
     """The batch shape of a distribution of two parameters (loc and scale, low and high):
     none for two Python numbers, else the broadcast parameters' shape (PyTorch's rule)."""
