@@ -8,7 +8,8 @@ from ..autograd.grad_mode import no_grad
 from ..nn import functional as nn_functional
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, expand_probs_or_logits, lazy_property, logits_to_probs, probs_or_logits, probs_to_logits
+from .utils import (broadcast_all, expand_probs_or_logits, lazy_property, logits_to_probs, probs_or_logits,
+                    probs_to_logits)
 
 __all__ = ["Bernoulli"]
 
