@@ -371,6 +371,16 @@ def compare_errors(path, eo, et, diffs):
     return False
 
 
+def check_error(name, fn):
+    """``fn(T)`` raises on real PyTorch, and the engine raises the same type in its words."""
+    _, error_gv, _ = run_capture(fn, gv)
+    _, error_torch, _ = run_capture(fn, real_torch())
+    assert error_torch is not None, "the case should raise in PyTorch"
+    diffs = []
+    compare_errors(name, error_gv, error_torch, diffs)
+    assert_no_diffs(diffs, name)
+
+
 def assert_no_diffs(diffs, title=""):
     __tracebackhide__ = True
     if diffs:
