@@ -124,12 +124,7 @@ def tanh_backward_array(grad_output, output):
     AVX-512 kernels (vector loop and leftovers alike) fuse 1 - output * output into one FMA,
     rounded once; float16 is computed in float32 and rounded at the end, as ATen does."""
     code = output.dtype.char  # (a char, not the dtype: comparing a dtype to np.float32 is slow)
-    if code == "f":  # _one_minus_square's float32 case, inline: this runs for every tanh node
-        wide = output.astype(np.float64)
-        np.multiply(wide, wide, out=wide)
-        np.subtract(_ONE, wide, out=wide)
-        return grad_output * wide.astype(np.float32)
-    if code == "d":
+    if code == "f" or code == "d":
         return grad_output * _one_minus_square(output)
     if output.dtype.kind == "c":
         return grad_output * np.conj(1 - output * output)
