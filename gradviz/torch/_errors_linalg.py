@@ -1,6 +1,8 @@
 """The error and warning texts of torch.linalg and the older torch.* solvers, in PyTorch
 2.13's exact wording (aten/src/ATen/native/BatchLinearAlgebra.cpp, LinearAlgebraUtils.h,
 LinearAlgebra.cpp). Each constructor returns the exception to raise; warnings are strings."""
+from ._errors import kernel_not_implemented  # noqa: F401  (one text for every kernel refusing a dtype)
+
 
 _TRIGGERED = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:{}.)"
 
@@ -27,10 +29,6 @@ def not_floating(fn, type_name):
 
 def low_precision(fn, type_name):
     return RuntimeError(f"{fn}: Low precision dtypes not supported. Got {type_name}")
-
-
-def kernel_not_implemented(kernel, type_name):
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{type_name}'")
 
 
 def too_few_dims(fn, name):
