@@ -126,10 +126,10 @@ _C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "
 
 
 def _dtype_word(dt):
-    """PyTorch's ScalarType name (Float, Long, ...) as its messages print it."""
-    return {"int64": "Long", "int32": "Int", "bool": "Bool", "uint8": "Byte", "int16": "Short", "int8": "Char",
-            "float32": "Float", "float64": "Double", "float16": "Half", "complex64": "ComplexFloat",
-            "complex128": "ComplexDouble"}.get(dt.name, dt.name.capitalize())
+    """PyTorch's ScalarType name (Float, Long, BFloat16...) of a torch or numpy dtype, as its
+    messages print it (dtype.scalar_type; a numpy dtype torch lacks, capitalized)."""
+    torch_dtype = dt if isinstance(dt, _dtypes.dtype) else _dtypes.FROM_NUMPY.get(np.dtype(dt))
+    return torch_dtype.scalar_type if torch_dtype is not None else dt.name.capitalize()
 
 
 class _ReturnType(tuple):

@@ -71,7 +71,7 @@ def _lengths(value, name):
 
 
 def _dtype_name(array):
-    return "BFloat16" if array.dtype.name == "bfloat16" else _dtype_word(array.dtype)
+    return _dtype_word(array.dtype)
 
 
 def _check_kernel_inputs(log_probs, targets, input_lengths, target_lengths, blank):

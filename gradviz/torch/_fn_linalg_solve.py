@@ -69,7 +69,7 @@ def not_differentiable(t):
 
 
 def _type_name(t):
-    return "BFloat16" if t._data.dtype.name == "bfloat16" else _dtype_word(t.dtype)
+    return _dtype_word(t.dtype)
 
 
 def check_linalg_input(fn, A, name="A", square=True, kernel=None, low_precision=False, floating_check=True):

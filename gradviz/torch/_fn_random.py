@@ -55,7 +55,7 @@ def set_rng_state(new_state):
 
 # ----- helpers ---------------------------------------------------------------------------
 def _word(dtype):
-    return _dtype_word(dtype.np if isinstance(dtype, _dtypes.dtype) else np.dtype(dtype))
+    return _dtype_word(dtype)
 
 
 def _floating(dtype, kernel):

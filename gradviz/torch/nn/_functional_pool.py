@@ -23,7 +23,7 @@ def _ntuple(value, n):
 
 
 def _dtype_word(tensor):
-    return tensor.dtype.legacy_name[:-len("Tensor")]
+    return tensor.dtype.scalar_type
 
 
 def _pool3d_args(input, kernel_size, stride, padding, dilation, name):
