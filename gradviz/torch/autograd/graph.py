@@ -16,8 +16,8 @@ from .. import _tensor  # bound lazily: both import this module
 from .grad_mode import STATE
 from .._namespace import F
 from ...frame_lines import line_of
-from .node import (_INSIDE, _SIGS, FreshSaves, SIG_INPUT_META, SIG_NEEDS, SIG_NRS, SIG_OUTPUT_META, SIG_SITE, AccumulateGrad,
-                   SavedTensor, creation_site, new_node, shared_sig, site_from)
+from .node import (_INSIDE, _SIGS, SIG_INPUT_META, SIG_NEEDS, SIG_NRS, SIG_OUTPUT_META, SIG_SITE, AccumulateGrad,
+                   FreshSaves, SavedTensor, creation_site, new_node, shared_sig, site_from)
 
 _getframe = sys._getframe
 

@@ -541,7 +541,9 @@ class Node:
 
 class FreshSaves(dict):
     """A node's saved slots, as the recorder's fast paths make them: tensors saved at
-    version 0 and floats given for tensor inputs, so that release_saved needs no check."""
+    version 0 and floats given for tensor inputs, all of them inputs or outputs whose shapes
+    the node's facts record (elementwise ops of one or two differentiable inputs), so that
+    release_saved needs none of _only_fresh_saves' checks."""
     __slots__ = ()
 
 
