@@ -1,5 +1,5 @@
-"""float32 exp, expm1, log1p and tanh as PyTorch's CPU kernels round them: the exact value
-rounded once to float32. ATen hands these to vectorised math (MKL's VML, SLEEF's 1.0-ULP
+"""float32 exp, expm1 and tanh as PyTorch's CPU kernels round them: the exact value rounded
+once to float32. ATen hands these to vectorised math (MKL's VML, SLEEF's 1.0-ULP
 versions) accurate to well under an ulp, so their float32 results are the correctly rounded
 ones on all but about one input in a hundred (exp) or a thousand (expm1, tanh); numpy's own
 float32 approximations differ from them in the last bit on a tenth to a third of inputs,
