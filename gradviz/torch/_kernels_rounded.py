@@ -5,8 +5,9 @@ ones on all but about one input in a hundred (exp) or a thousand (expm1, tanh); 
 float32 approximations differ from them in the last bit on a tenth to a third of inputs,
 which a few steps of training with a large learning rate make visible. (Kernels that call
 SLEEF's vector functions themselves, softplus's exp for one, keep numpy's, which agree with
-SLEEF more often; docs/limits.md has the fractions.) The float64 function rounded to float32 is the exact value rounded once,
-but for the vanishing set of inputs whose float64 result lands on a float32 halfway point.
+SLEEF more often; docs/limits.md has the fractions.) The float64 function rounded to
+float32 is the exact value rounded once, but for the vanishing set of inputs whose float64
+result lands on a float32 halfway point.
 
 Other dtypes (float64, complex, integers promoted elsewhere) and the meta device's
 placeholders go to numpy unchanged: float64 is numpy's libm, as PyTorch's is, and a
